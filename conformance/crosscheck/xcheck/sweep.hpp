@@ -70,6 +70,26 @@ struct Report {
 
 inline constexpr std::uint64_t kMaxMismatches = 16;
 
+// Totals over several sweeps of one test (recorded once at its end).
+struct Totals {
+  std::uint64_t compared = 0, mismatches = 0, documented = 0;
+  int sweeps = 0;
+  void add(const Report& r) {
+    compared += r.compared;
+    mismatches += r.mismatches;
+    for (const auto& d : r.docs) documented += d.count;
+    ++sweeps;
+  }
+  void record(const char* what) const {
+    std::printf("[xcheck] %s: %d sweeps, compared %llu cases, %llu mismatches, %llu documented differences\n",
+                what, sweeps, static_cast<unsigned long long>(compared),
+                static_cast<unsigned long long>(mismatches), static_cast<unsigned long long>(documented));
+    ::testing::Test::RecordProperty("compared", std::to_string(compared));
+    ::testing::Test::RecordProperty("mismatches", std::to_string(mismatches));
+    ::testing::Test::RecordProperty("documented", std::to_string(documented));
+  }
+};
+
 inline std::string hex(std::uint32_t v, int digits) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%0*X", digits, v);
@@ -175,7 +195,7 @@ Report sweep(std::string name, std::string clause, int input_bits, std::uint64_t
 // Print the summary, record it as test properties, and assert: no
 // mismatches, and every case either compared plainly or counted under a
 // documented reason.
-inline void finish(const Report& rep) {
+inline void finish(const Report& rep, bool record = true) {
   std::uint64_t documented = 0;
   for (const auto& d : rep.docs) documented += d.count;
   const int in_digits = rep.input_bits / 4;
@@ -194,9 +214,11 @@ inline void finish(const Report& rep) {
                 hex(d.example.observed, 2).c_str(), hex(d.example.mapped, 2).c_str());
   }
   std::fflush(stdout);
-  ::testing::Test::RecordProperty("compared", std::to_string(rep.compared));
-  ::testing::Test::RecordProperty("mismatches", std::to_string(rep.mismatches));
-  ::testing::Test::RecordProperty("documented", std::to_string(documented));
+  if (record) {
+    ::testing::Test::RecordProperty("compared", std::to_string(rep.compared));
+    ::testing::Test::RecordProperty("mismatches", std::to_string(rep.mismatches));
+    ::testing::Test::RecordProperty("documented", std::to_string(documented));
+  }
 
   std::string msg;
   for (const auto& o : rep.first) {

@@ -1,0 +1,130 @@
+// apfloat_oracle_all_test.cpp - label `exhaustive` (issue 2 item 5):
+// - all 2^16 bf16 and all 2^16 fp16 inputs through every element/scale format
+//   and every policy (rounding x overflow x NaN policy x int8 range), compared
+//   with LLVM APFloat (where APFloat 19 has the format and the rounding mode)
+//   and with the exact oracle (mxo, every format including ue8m0 and every
+//   rounding including sr);
+// - 10^7 structured + random fp32 inputs per format and policy (rounding x
+//   overflow x int8 range, default NaN policy; the NaN policies are swept by
+//   the 16-bit sets, where every NaN pattern occurs) compared with APFloat and
+//   with the oracle.
+// CONTRACT C2 (and C1 for ue8m0/ue4m3). APFloat mapping and documented
+// differences: ../crosscheck/xcheck/apfloat_ref.hpp.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "xcheck/apfloat_ref.hpp"
+#include "xcheck/inputs.hpp"
+#include "xcheck/oracle_ref.hpp"
+#include "xcheck/sweep.hpp"
+
+namespace {
+
+using xcheck::Src;
+
+constexpr std::uint64_t kFp32PerPolicy = 10'000'000;
+
+std::string fmt_param_name(const ::testing::TestParamInfo<mx::Fmt>& info) {
+  return std::string(mx::desc(info.param).name);
+}
+
+const char* src_name(Src s) { return s == Src::bf16 ? "bf16" : (s == Src::f16 ? "fp16" : "fp32"); }
+
+const xcheck::SampledF32& fp32_set() {
+  static const xcheck::SampledF32 set = [] {
+    xcheck::SampledF32 s;
+    s.n_random = kFp32PerPolicy - s.structured.size();
+    return s;
+  }();
+  return set;
+}
+
+// ---- APFloat ------------------------------------------------------------------
+
+class ApFloatAll : public ::testing::TestWithParam<mx::Fmt> {};
+
+TEST_P(ApFloatAll, EveryBf16AndFp16_C2) {
+  const mx::Fmt f = GetParam();
+  xcheck::Totals tot;
+  for (Src src : {Src::bf16, Src::f16}) {
+    for (const auto& p : xcheck::policies_for(f, true, false)) {
+      const auto rep = xcheck::sweep(std::string(src_name(src)) + " all -> " + xcheck::policy_name(f, p) +
+                                         " vs APFloat",
+                                     "C2", 16, std::uint64_t{1} << 16, xcheck::apfloat_reasons(),
+                                     [&](std::uint64_t i) {
+                                       return xcheck::apfloat_case(f, p, src, static_cast<std::uint32_t>(i));
+                                     });
+      xcheck::finish(rep, false);
+      tot.add(rep);
+    }
+  }
+  tot.record("bf16+fp16 all vs APFloat");
+}
+
+TEST_P(ApFloatAll, Fp32TenMillionPerPolicy_C2) {
+  const mx::Fmt f = GetParam();
+  const auto& set = fp32_set();
+  xcheck::Totals tot;
+  for (const auto& p : xcheck::policies_for(f, false, false)) {
+    const auto rep = xcheck::sweep("fp32 1e7 -> " + xcheck::policy_name(f, p) + " vs APFloat", "C2", 32,
+                                   set.size(), xcheck::apfloat_reasons(), [&](std::uint64_t i) {
+                                     return xcheck::apfloat_case(f, p, Src::f32, set(i));
+                                   });
+    xcheck::finish(rep, false);
+    tot.add(rep);
+  }
+  tot.record("fp32 1e7 per policy vs APFloat");
+}
+
+INSTANTIATE_TEST_SUITE_P(C2, ApFloatAll,
+                         ::testing::Values(mx::Fmt::e4m3, mx::Fmt::e5m2, mx::Fmt::e3m2, mx::Fmt::e2m3,
+                                           mx::Fmt::e2m1, mx::Fmt::int8, mx::Fmt::ue4m3),
+                         fmt_param_name);
+
+// ---- exact oracle ---------------------------------------------------------------
+
+class OracleAll : public ::testing::TestWithParam<mx::Fmt> {};
+
+TEST_P(OracleAll, EveryBf16AndFp16_C2) {
+  ASSERT_TRUE(xcheck::oracle_enums_match()) << "mxo and mx enums no longer list members in the same order";
+  const mx::Fmt f = GetParam();
+  xcheck::Totals tot;
+  for (Src src : {Src::bf16, Src::f16}) {
+    for (const auto& p : xcheck::policies_for(f, true, true)) {
+      const auto rep = xcheck::sweep(std::string(src_name(src)) + " all -> " + xcheck::policy_name(f, p) +
+                                         " vs oracle",
+                                     "C2", 16, std::uint64_t{1} << 16, {}, [&](std::uint64_t i) {
+                                       return xcheck::oracle_case(f, p, src, static_cast<std::uint32_t>(i));
+                                     });
+      xcheck::finish(rep, false);
+      tot.add(rep);
+    }
+  }
+  tot.record("bf16+fp16 all vs oracle");
+}
+
+TEST_P(OracleAll, Fp32TenMillionPerPolicy_C2) {
+  ASSERT_TRUE(xcheck::oracle_enums_match()) << "mxo and mx enums no longer list members in the same order";
+  const mx::Fmt f = GetParam();
+  const auto& set = fp32_set();
+  xcheck::Totals tot;
+  for (const auto& p : xcheck::policies_for(f, false, true)) {
+    const auto rep = xcheck::sweep("fp32 1e7 -> " + xcheck::policy_name(f, p) + " vs oracle", "C2", 32,
+                                   set.size(), {}, [&](std::uint64_t i) {
+                                     return xcheck::oracle_case(f, p, Src::f32, set(i));
+                                   });
+    xcheck::finish(rep, false);
+    tot.add(rep);
+  }
+  tot.record("fp32 1e7 per policy vs oracle");
+}
+
+INSTANTIATE_TEST_SUITE_P(C2, OracleAll,
+                         ::testing::Values(mx::Fmt::e4m3, mx::Fmt::e5m2, mx::Fmt::e3m2, mx::Fmt::e2m3,
+                                           mx::Fmt::e2m1, mx::Fmt::int8, mx::Fmt::ue8m0, mx::Fmt::ue4m3),
+                         fmt_param_name);
+
+}  // namespace
