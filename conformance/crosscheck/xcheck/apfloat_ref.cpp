@@ -75,8 +75,7 @@ std::uint32_t hand_sign(mx::Fmt f) {
   }
 }
 
-Outcome int8_case(const mx::ConvPolicy& p, Src src, std::uint32_t bits, std::uint32_t ref) {
-  APFloat a = source(src, bits);
+Outcome int8_case(const mx::ConvPolicy& p, APFloat a, std::uint32_t bits, std::uint32_t ref) {
   if (a.isNaN()) {
     // No NaN in int8 and no APFloat integer NaN: C2 by hand.
     const std::uint32_t want = p.nan == mx::NanPolicy::nan_to_zero ? 0x00u : 0x7Fu;
@@ -124,12 +123,15 @@ std::uint32_t ref_encode(mx::Fmt f, const mx::ConvPolicy& p, Src src, std::uint3
   return mx::encode_f32_bits(f, x, p, rbits);
 }
 
-Outcome apfloat_case(mx::Fmt f, const mx::ConvPolicy& p, Src src, std::uint32_t bits) {
-  const std::uint32_t ref = ref_encode(f, p, src, bits);
-  if (f == mx::Fmt::int8) return int8_case(p, src, bits, ref);
+namespace {
+
+// APFloat's answer for the exact value `in`, mapped to policy p, against the
+// reference's code `ref` (`bits` is the input pattern, for messages).
+Outcome map_case(mx::Fmt f, const mx::ConvPolicy& p, const APFloat& in, std::uint32_t bits,
+                 std::uint32_t ref) {
+  if (f == mx::Fmt::int8) return int8_case(p, in, bits, ref);
   const llvm::fltSemantics* sem = semantics(f);
   const bool finite_only = f == mx::Fmt::e3m2 || f == mx::Fmt::e2m3 || f == mx::Fmt::e2m1;
-  APFloat in = source(src, bits);
   const bool neg = in.isNegative();
   const std::uint32_t sgn = neg ? hand_sign(f) : 0u;
   const std::uint32_t maxc = hand_max(f) | sgn;
@@ -194,6 +196,39 @@ Outcome apfloat_case(mx::Fmt f, const mx::ConvPolicy& p, Src src, std::uint32_t 
     if (ref_special) return Outcome{bits, want, ref, kRuNegativeOverflow, ref};
   }
   return plain(bits, want, ref);
+}
+
+}  // namespace
+
+Outcome apfloat_case(mx::Fmt f, const mx::ConvPolicy& p, Src src, std::uint32_t bits) {
+  return map_case(f, p, source(src, bits), bits, ref_encode(f, p, src, bits));
+}
+
+Outcome apfloat_scaled_case(mx::Fmt f, const mx::ConvPolicy& p, std::uint32_t bits, int scale_exp) {
+  APFloat in = source(Src::f32, bits);
+  if (in.isFinite()) {
+    bool lost = false;
+    in.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);  // exact
+    in = llvm::scalbn(in, -scale_exp, APFloat::rmNearestTiesToEven);          // exact in double
+  }
+  return map_case(f, p, in, bits, mx::encode_scaled(f, bits, scale_exp, p));
+}
+
+std::uint32_t apfloat_decode_f32(mx::Fmt f, std::uint32_t code) {
+  const llvm::fltSemantics* sem = semantics(f);
+  const unsigned width = f == mx::Fmt::e2m1 ? 4u : ((f == mx::Fmt::e3m2 || f == mx::Fmt::e2m3) ? 6u : 8u);
+  APFloat a(*sem, APInt(width, code));
+  bool lost = false;
+  a.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+  return static_cast<std::uint32_t>(a.bitcastToAPInt().getZExtValue());
+}
+
+std::uint32_t apfloat_round_f32(mx::Fmt out, std::uint32_t bits) {
+  APFloat a = source(Src::f32, bits);
+  bool lost = false;
+  a.convert(out == mx::Fmt::bf16 ? APFloat::BFloat() : APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven,
+            &lost);
+  return static_cast<std::uint32_t>(a.bitcastToAPInt().getZExtValue());
 }
 
 const char* rounding_name(mx::Rounding r) {

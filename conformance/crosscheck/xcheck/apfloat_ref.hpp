@@ -40,6 +40,15 @@ std::vector<std::string> apfloat_reasons();
 // One case: APFloat (mapped to policy p) vs the reference encoder.
 Outcome apfloat_case(mx::Fmt f, const mx::ConvPolicy& p, Src src, std::uint32_t bits);
 
+// encode_scaled(f, x, e) (CONTRACT C3 "scaling is exact": one rounding of
+// x * 2^-e) against APFloat converting the exact double x * 2^-e.
+Outcome apfloat_scaled_case(mx::Fmt f, const mx::ConvPolicy& p, std::uint32_t bits, int scale_exp);
+
+// APFloat's fp32 bits of an e4m3/e5m2/e3m2/e2m3/e2m1 code (C1 decode).
+std::uint32_t apfloat_decode_f32(mx::Fmt f, std::uint32_t code);
+// APFloat's RNE rounding of fp32 bits to bf16 / fp16 (C8 outputs).
+std::uint32_t apfloat_round_f32(mx::Fmt out, std::uint32_t bits);
+
 // Reference encode of a bf16/fp16/fp32 pattern (widened by the reference).
 std::uint32_t ref_encode(mx::Fmt f, const mx::ConvPolicy& p, Src src, std::uint32_t bits,
                          std::uint32_t rbits = 0);
