@@ -1,0 +1,754 @@
+// probe_lib.cpp - fragment-map probes and numerics cases (see probe_lib.hpp).
+//
+// Fragment probes (CONTRACT C10, STYLE 8). mma.sync has no memory
+// coordinates: its rows and columns exist only through the relation
+// D = A*B + C. The probe therefore anchors labels on the documentation and
+// measures everything relative to them:
+//   C/D: C one-hot at (lane, reg) with A = B = 0 must reappear in the same D
+//        register (C and D share the map);
+//   A:   A one-hot 1.0 at (lane, reg, elem), every B element holding a value
+//        w(k) that names its documented k; D is read through the documented
+//        C/D map: the nonzero outputs must fill exactly one row r (all n)
+//        with one value w(k): the element is (r, k);
+//   B:   symmetric, with A's elements holding w(k) by A's documented map.
+// A wrong documented A map thus shows as A differences (and likewise B);
+// a wrong C/D map makes every experiment undecodable (notes).
+// wgmma with A in shared memory has memory coordinates: A one-hot at
+// (m, k) in memory and B one-hot at (n, k) give the D map absolutely.
+// Every register not meant to be 1 or w(k) is 0; D buffers are poisoned
+// (0x7F7F7F7F) and shared memory outside the tiles is NaN (0xFF bytes).
+#include "probe_lib.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "mx/convert.hpp"
+#include "mx/error.hpp"
+#include "probe_kernels.hpp"
+
+namespace mxk::probes {
+
+using mx::DotCase;
+using mx::Elem;
+using mx::MapEntry;
+using mx::MmaForm;
+using mx::Operand;
+
+std::size_t FragmentProbe::total_differences() const {
+  std::size_t n = 0;
+  for (const auto& o : operands) n += o.differences.size() + o.notes.size();
+  return n;
+}
+
+namespace {
+
+constexpr std::uint32_t kPoison = 0x7F7F7F7Fu;
+
+int ebits_of(Elem e) { return mx::elem_bits(e); }
+
+std::uint64_t one_code(Elem e) {
+  switch (e) {
+    case Elem::f16: return 0x3C00;
+    case Elem::bf16: return 0x3F80;
+    case Elem::tf32: return 0x3F800000;
+    case Elem::e4m3: return 0x38;
+    case Elem::e5m2: return 0x3C;
+    case Elem::s8: return 1;
+    case Elem::f64: return 0x3FF0000000000000ull;
+    default: throw mx::InvalidArgument("one_code: no probe value for this element kind");
+  }
+}
+
+// w(k): distinct exact values naming k (k < 64).
+std::uint64_t w_code(Elem e, int k) {
+  const double v = 1.0 + k;
+  switch (e) {
+    case Elem::f16: return mx::f32_to_f16_rne(static_cast<float>(v));
+    case Elem::bf16: return mx::f32_to_bf16_rne(static_cast<float>(v));
+    case Elem::tf32: return std::bit_cast<std::uint32_t>(static_cast<float>(v));
+    case Elem::e4m3: return 0x38u + static_cast<unsigned>(k);
+    case Elem::e5m2: return 0x3Cu + static_cast<unsigned>(k);
+    case Elem::s8: return static_cast<std::uint64_t>(k + 1);
+    case Elem::f64: return std::bit_cast<std::uint64_t>(v);
+    default: throw mx::InvalidArgument("w_code: no probe value for this element kind");
+  }
+}
+
+// D value of slot as double (c kind of the form); NaN for poison.
+double d_value(MmaForm f, const std::uint32_t* w) {
+  const Elem c = mx::form_info(f).c_elem;
+  if (c == Elem::f64) {
+    const std::uint64_t u = (std::uint64_t{w[1]} << 32) | w[0];
+    return std::bit_cast<double>(u);
+  }
+  if (w[0] == kPoison) return std::nan("");
+  if (c == Elem::s32) return static_cast<double>(static_cast<std::int32_t>(w[0]));
+  return static_cast<double>(std::bit_cast<float>(w[0]));
+}
+
+std::uint64_t c_one(MmaForm f) {
+  const Elem c = mx::form_info(f).c_elem;
+  if (c == Elem::f64) return 0x3FF0000000000000ull;
+  if (c == Elem::s32) return 1;
+  return 0x3F800000u;
+}
+
+struct Layout {
+  MmaForm f;
+  int threads, wpr_a, wpr_b, wpr_c;
+  int a_regs, b_regs, c_regs, a_per, b_per;
+  explicit Layout(MmaForm form) : f(form) {
+    const auto& fi = mx::form_info(form);
+    threads = fi.threads;
+    wpr_a = words_per_reg(form, Operand::A);
+    wpr_b = words_per_reg(form, Operand::B);
+    wpr_c = words_per_reg(form, Operand::C);
+    a_regs = fi.a_regs;
+    b_regs = fi.b_regs;
+    c_regs = fi.c_regs;
+    a_per = fi.a_per_reg;
+    b_per = fi.b_per_reg;
+  }
+  std::size_t a_words() const { return static_cast<std::size_t>(threads * a_regs * wpr_a); }
+  std::size_t b_words() const { return static_cast<std::size_t>(threads * b_regs * wpr_b); }
+  std::size_t c_words() const { return static_cast<std::size_t>(threads * c_regs * wpr_c); }
+};
+
+// Put `code` into element e of register reg of lane in an image.
+void put(std::uint32_t* img, int regs, int wpr, int bits, int lane, int reg, int e, std::uint64_t code) {
+  std::uint32_t* w = img + (static_cast<std::size_t>(lane) * regs + reg) * wpr;
+  if (bits == 64) {
+    w[0] = static_cast<std::uint32_t>(code);
+    w[1] = static_cast<std::uint32_t>(code >> 32);
+    return;
+  }
+  const std::uint32_t mask = bits == 32 ? 0xFFFFFFFFu : ((1u << bits) - 1);
+  const int sh = e * bits;
+  w[0] = (w[0] & ~(mask << sh)) | ((static_cast<std::uint32_t>(code) & mask) << sh);
+}
+
+bool is_wg(MmaForm f) { return mx::form_info(f).threads == 128; }
+
+// Per tile operands (images / matrices) for a batch.
+struct Builder {
+  MmaForm f;
+  Layout L;
+  TileBatch b;
+  explicit Builder(MmaForm form) : f(form), L(form) {}
+  int K() const { return mx::form_info(f).k; }
+  int ebytes() const { return ebits_of(mx::form_info(f).a_elem) / 8; }
+  // Appends one zeroed tile and returns its index.
+  int add() {
+    const int t = b.ntiles++;
+    b.a_img.resize(b.a_img.size() + (mx::form_info(f).a_regs ? L.a_words() : 0), 0);
+    b.b_img.resize(b.b_img.size() + L.b_words(), 0);
+    b.c_img.resize(b.c_img.size() + L.c_words(), 0);
+    if (is_wg(f)) {
+      b.a_mat.resize(b.a_mat.size() + 2048, 0);
+      b.b_mat.resize(b.b_mat.size() + 256, 0);
+    }
+    return t;
+  }
+  void a_reg(int t, int lane, int reg, int e, std::uint64_t code) {
+    put(b.a_img.data() + static_cast<std::size_t>(t) * L.a_words(), L.a_regs, L.wpr_a,
+        ebits_of(mx::form_info(f).a_elem), lane, reg, e, code);
+  }
+  void b_reg(int t, int lane, int reg, int e, std::uint64_t code) {
+    put(b.b_img.data() + static_cast<std::size_t>(t) * L.b_words(), L.b_regs, L.wpr_b,
+        ebits_of(mx::form_info(f).b_elem), lane, reg, e, code);
+  }
+  void c_reg(int t, int lane, int reg, std::uint64_t code) {
+    put(b.c_img.data() + static_cast<std::size_t>(t) * L.c_words(), L.c_regs, L.wpr_c,
+        ebits_of(mx::form_info(f).c_elem), lane, reg, 0, code);
+  }
+  void mat(std::vector<std::uint8_t>& m, std::size_t tile_bytes, int t, int row, int k, std::uint64_t code) {
+    const int eb = ebytes();
+    std::uint8_t* p = m.data() + static_cast<std::size_t>(t) * tile_bytes +
+                      static_cast<std::size_t>(row * K() + k) * static_cast<std::size_t>(eb);
+    for (int i = 0; i < eb; ++i) p[i] = static_cast<std::uint8_t>(code >> (8 * i));
+  }
+  void a_mat(int t, int m, int k, std::uint64_t code) { mat(b.a_mat, 2048, t, m, k, code); }
+  void b_mat(int t, int n, int k, std::uint64_t code) { mat(b.b_mat, 256, t, n, k, code); }
+  // Whole-operand fills by the documented maps.
+  void a_doc(int t, const std::vector<std::vector<std::uint64_t>>& A) {  // A[m][k]
+    for (int l = 0; l < L.threads; ++l)
+      for (int r = 0; r < L.a_regs; ++r)
+        for (int e = 0; e < L.a_per; ++e) {
+          const mx::RowCol rc = mx::documented(f, Operand::A, l, r, e);
+          a_reg(t, l, r, e, A[static_cast<std::size_t>(rc.row)][static_cast<std::size_t>(rc.col)]);
+        }
+  }
+  void b_doc(int t, const std::vector<std::vector<std::uint64_t>>& B) {  // B[n][k]
+    for (int l = 0; l < L.threads; ++l)
+      for (int r = 0; r < L.b_regs; ++r)
+        for (int e = 0; e < L.b_per; ++e) {
+          const mx::RowCol rc = mx::documented(f, Operand::B, l, r, e);
+          b_reg(t, l, r, e, B[static_cast<std::size_t>(rc.col)][static_cast<std::size_t>(rc.row)]);
+        }
+  }
+  void c_doc(int t, const std::vector<std::vector<std::uint64_t>>& C) {  // C[m][n]
+    for (int l = 0; l < L.threads; ++l)
+      for (int r = 0; r < L.c_regs; ++r) {
+        const mx::RowCol rc = mx::documented(f, Operand::C, l, r, 0);
+        c_reg(t, l, r, C[static_cast<std::size_t>(rc.row)][static_cast<std::size_t>(rc.col)]);
+      }
+  }
+  const std::uint32_t* d_slot(int t, int lane, int reg) const {
+    return b.d_img.data() + static_cast<std::size_t>(t) * L.c_words() +
+           (static_cast<std::size_t>(lane) * L.c_regs + reg) * L.wpr_c;
+  }
+};
+
+struct Hit {
+  int lane, reg;
+  mx::RowCol rc;  // documented label of the D slot
+  double v;
+};
+
+std::vector<Hit> hits(const Builder& bd, int t, int* poison) {
+  std::vector<Hit> out;
+  for (int l = 0; l < bd.L.threads; ++l)
+    for (int r = 0; r < bd.L.c_regs; ++r) {
+      const double v = d_value(bd.f, bd.d_slot(t, l, r));
+      if (std::isnan(v)) {
+        ++*poison;
+        continue;
+      }
+      if (v != 0.0) out.push_back({l, r, mx::documented(bd.f, Operand::C, l, r, 0), v});
+    }
+  return out;
+}
+
+int k_of_value(Elem e, int K, double v) {
+  for (int k = 0; k < K; ++k)
+    if (elem_value(e, w_code(e, k)) == v) return k;
+  return -1;
+}
+
+std::string slot_name(const MapEntry& m) {
+  return "T" + std::to_string(m.lane) + " R" + std::to_string(m.reg) + "." + std::to_string(m.elem);
+}
+
+}  // namespace
+
+double elem_value(Elem e, std::uint64_t code) {
+  switch (e) {
+    case Elem::f16: return mx::bits_f32(mx::f16_to_f32_bits(static_cast<std::uint16_t>(code)));
+    case Elem::bf16: return mx::bits_f32(mx::bf16_to_f32_bits(static_cast<std::uint16_t>(code)));
+    case Elem::tf32:
+    case Elem::f32: return std::bit_cast<float>(static_cast<std::uint32_t>(code));
+    case Elem::e4m3: return mx::decode(mx::Fmt::e4m3, static_cast<std::uint32_t>(code));
+    case Elem::e5m2: return mx::decode(mx::Fmt::e5m2, static_cast<std::uint32_t>(code));
+    case Elem::s8: return static_cast<std::int8_t>(code);
+    case Elem::s32: return static_cast<std::int32_t>(code);
+    case Elem::f64: return std::bit_cast<double>(code);
+    default: return std::nan("");
+  }
+}
+
+FragmentProbe probe_fragments(MmaForm f) {
+  const auto& fi = mx::form_info(f);
+  FragmentProbe res;
+  res.form = f;
+  Builder bd(f);
+  const Elem ae = fi.a_elem, be = fi.b_elem;
+  const int K = fi.k, M = fi.m, N = fi.n;
+  const bool wg = is_wg(f);
+  const bool a_regs = fi.a_regs > 0, b_regs = fi.b_regs > 0;
+  // Experiment bookkeeping.
+  std::vector<int> tC, tA, tB;          // register one-hot tiles
+  std::vector<std::pair<int, int>> mA, mB;  // wgmma memory one-hot (row, k) per tile
+  std::vector<int> tmA, tmB;
+  std::vector<std::vector<std::uint64_t>> Aw(static_cast<std::size_t>(M), std::vector<std::uint64_t>(static_cast<std::size_t>(K)));
+  std::vector<std::vector<std::uint64_t>> Bw(static_cast<std::size_t>(N), std::vector<std::uint64_t>(static_cast<std::size_t>(K)));
+  for (int m = 0; m < M; ++m)
+    for (int k = 0; k < K; ++k) Aw[static_cast<std::size_t>(m)][static_cast<std::size_t>(k)] = w_code(ae, k);
+  for (int n = 0; n < N; ++n)
+    for (int k = 0; k < K; ++k) Bw[static_cast<std::size_t>(n)][static_cast<std::size_t>(k)] = w_code(be, k);
+  auto set_b_w = [&](int t) {
+    if (wg) {
+      for (int n = 0; n < N; ++n)
+        for (int k = 0; k < K; ++k) bd.b_mat(t, n, k, w_code(be, k));
+    } else {
+      bd.b_doc(t, Bw);
+    }
+  };
+  // C one-hot.
+  for (int l = 0; l < fi.threads; ++l)
+    for (int r = 0; r < fi.c_regs; ++r) {
+      const int t = bd.add();
+      bd.c_reg(t, l, r, c_one(f));
+      tC.push_back(t);
+    }
+  // A one-hot in registers.
+  if (a_regs)
+    for (int l = 0; l < fi.threads; ++l)
+      for (int r = 0; r < fi.a_regs; ++r)
+        for (int e = 0; e < fi.a_per_reg; ++e) {
+          const int t = bd.add();
+          bd.a_reg(t, l, r, e, one_code(ae));
+          set_b_w(t);
+          tA.push_back(t);
+        }
+  // B one-hot in registers.
+  if (b_regs)
+    for (int l = 0; l < fi.threads; ++l)
+      for (int r = 0; r < fi.b_regs; ++r)
+        for (int e = 0; e < fi.b_per_reg; ++e) {
+          const int t = bd.add();
+          bd.b_reg(t, l, r, e, one_code(be));
+          bd.a_doc(t, Aw);
+          tB.push_back(t);
+        }
+  // wgmma with A in shared memory: memory one-hots.
+  if (wg && !a_regs) {
+    for (int m = 0; m < M; ++m)
+      for (int k = 0; k < K; ++k) {
+        const int t = bd.add();
+        bd.a_mat(t, m, k, one_code(ae));
+        set_b_w(t);
+        tmA.push_back(t);
+        mA.push_back({m, k});
+      }
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < K; ++k) {
+        const int t = bd.add();
+        bd.b_mat(t, n, k, one_code(be));
+        for (int m = 0; m < M; ++m)
+          for (int kk = 0; kk < K; ++kk) bd.a_mat(t, m, kk, w_code(ae, kk));
+        tmB.push_back(t);
+        mB.push_back({n, k});
+      }
+  }
+  res.tiles = bd.b.ntiles;
+  run_batch(f, bd.b, 0);
+
+  int poison = 0;
+  // ---- C/D ----
+  {
+    OperandProbe op;
+    op.op = Operand::C;
+    if (wg && !a_regs) {
+      // Absolute D map from the memory one-hots.
+      std::vector<mx::RowCol> lab(static_cast<std::size_t>(fi.threads * fi.c_regs));
+      std::vector<int> cnt_r(lab.size(), 0), cnt_c(lab.size(), 0);
+      int bad_k = 0;
+      for (std::size_t i = 0; i < tmA.size(); ++i) {
+        for (const Hit& h : hits(bd, tmA[i], &poison)) {
+          const std::size_t s = static_cast<std::size_t>(h.lane * fi.c_regs + h.reg);
+          if (mA[i].second == 0) {
+            lab[s].row = mA[i].first;
+            ++cnt_r[s];
+          }
+          if (k_of_value(be, K, h.v) != mA[i].second) ++bad_k;
+        }
+      }
+      for (std::size_t i = 0; i < tmB.size(); ++i) {
+        for (const Hit& h : hits(bd, tmB[i], &poison)) {
+          const std::size_t s = static_cast<std::size_t>(h.lane * fi.c_regs + h.reg);
+          if (mB[i].second == 0) {
+            lab[s].col = mB[i].first;
+            ++cnt_c[s];
+          }
+          if (k_of_value(ae, K, h.v) != mB[i].second) ++bad_k;
+        }
+      }
+      if (bad_k)
+        op.notes.push_back(std::to_string(bad_k) +
+                           " outputs carried a k other than the one set in shared memory (descriptor/layout reading)");
+      for (int l = 0; l < fi.threads; ++l)
+        for (int r = 0; r < fi.c_regs; ++r) {
+          const std::size_t s = static_cast<std::size_t>(l * fi.c_regs + r);
+          MapEntry me{l, r, 0, lab[s]};
+          if (cnt_r[s] != 1 || cnt_c[s] != 1) {
+            op.notes.push_back("D " + slot_name(me) + ": lit by " + std::to_string(cnt_r[s]) + " A rows and " +
+                               std::to_string(cnt_c[s]) + " B columns (expected 1 and 1)");
+            me.rc = {};
+          }
+          op.measured.push_back(me);
+        }
+    } else {
+      for (int l = 0, i = 0; l < fi.threads; ++l)
+        for (int r = 0; r < fi.c_regs; ++r, ++i) {
+          const std::vector<Hit> hs = hits(bd, tC[static_cast<std::size_t>(i)], &poison);
+          MapEntry me{l, r, 0, {}};
+          if (hs.size() == 1 && hs[0].v == 1.0) me.rc = hs[0].rc;
+          else op.notes.push_back("C " + slot_name(me) + ": " + std::to_string(hs.size()) + " outputs changed");
+          op.measured.push_back(me);
+        }
+    }
+    // C one-hots must reappear in their own D register for wgmma too.
+    if (wg) {
+      for (int l = 0, i = 0; l < fi.threads; ++l)
+        for (int r = 0; r < fi.c_regs; ++r, ++i) {
+          const std::vector<Hit> hs = hits(bd, tC[static_cast<std::size_t>(i)], &poison);
+          if (hs.size() != 1 || hs[0].lane != l || hs[0].reg != r || hs[0].v != 1.0)
+            op.notes.push_back("C one-hot at T" + std::to_string(l) + " R" + std::to_string(r) +
+                               " did not come back in the same D register");
+        }
+    }
+    op.differences = mx::map_differences(f, Operand::C, op.measured);
+    res.operands.push_back(std::move(op));
+  }
+  // ---- A ----
+  if (a_regs) {
+    OperandProbe op;
+    op.op = Operand::A;
+    std::size_t i = 0;
+    for (int l = 0; l < fi.threads; ++l)
+      for (int r = 0; r < fi.a_regs; ++r)
+        for (int e = 0; e < fi.a_per_reg; ++e, ++i) {
+          const std::vector<Hit> hs = hits(bd, tA[i], &poison);
+          MapEntry me{l, r, e, {}};
+          bool ok = static_cast<int>(hs.size()) == N;
+          std::vector<int> cols;
+          int row = ok ? hs[0].rc.row : -1, k = ok ? k_of_value(be, K, hs[0].v) : -1;
+          for (const Hit& h : hs) ok = ok && h.rc.row == row && k_of_value(be, K, h.v) == k;
+          if (ok && k >= 0) me.rc = {row, k};
+          else op.notes.push_back("A " + slot_name(me) + ": " + std::to_string(hs.size()) +
+                                  " outputs changed, not one full row with one k");
+          op.measured.push_back(me);
+        }
+    op.differences = mx::map_differences(f, Operand::A, op.measured);
+    res.operands.push_back(std::move(op));
+  }
+  // ---- B ----
+  if (b_regs) {
+    OperandProbe op;
+    op.op = Operand::B;
+    std::size_t i = 0;
+    for (int l = 0; l < fi.threads; ++l)
+      for (int r = 0; r < fi.b_regs; ++r)
+        for (int e = 0; e < fi.b_per_reg; ++e, ++i) {
+          const std::vector<Hit> hs = hits(bd, tB[i], &poison);
+          MapEntry me{l, r, e, {}};
+          bool ok = static_cast<int>(hs.size()) == M;
+          int col = ok ? hs[0].rc.col : -1, k = ok ? k_of_value(ae, K, hs[0].v) : -1;
+          for (const Hit& h : hs) ok = ok && h.rc.col == col && k_of_value(ae, K, h.v) == k;
+          if (ok && k >= 0) me.rc = {k, col};
+          else op.notes.push_back("B " + slot_name(me) + ": " + std::to_string(hs.size()) +
+                                  " outputs changed, not one full column with one k");
+          op.measured.push_back(me);
+        }
+    op.differences = mx::map_differences(f, Operand::B, op.measured);
+    res.operands.push_back(std::move(op));
+  }
+  if (poison) res.operands.front().notes.push_back(std::to_string(poison) + " D registers kept the poison value (unwritten or NaN)");
+  res.method = wg && !a_regs
+                   ? "D map absolute: A one-hot at (m,k) and B one-hot at (n,k) in shared memory (K-major, no swizzle)"
+                   : "labels of D anchored on the documented C/D map; A measured against B's documented k, B against A's";
+  return res;
+}
+
+Elem numerics_elem(MmaForm f) { return mx::form_info(f).a_elem; }
+
+bool has_float_numerics(MmaForm f) {
+  switch (f) {
+    case MmaForm::mma_f16_m16n8k16: case MmaForm::mma_bf16_m16n8k16: case MmaForm::mma_tf32_m16n8k8:
+    case MmaForm::mma_e4m3_m16n8k32: case MmaForm::mma_e5m2_m16n8k32: case MmaForm::wgmma_bf16_m64n8k16_rs:
+    case MmaForm::wgmma_bf16_m64n8k16_ss: case MmaForm::wgmma_e4m3_m64n8k32_rs:
+    case MmaForm::wgmma_e4m3_m64n8k32_ss:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+struct Rng {
+  std::uint64_t s;
+  std::uint64_t next() {  // splitmix64
+    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  int range(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1)); }
+};
+
+// Random element: mode 0 wide exponents, mode 1 narrow (|x| near 1).
+std::uint64_t rand_elem(Elem e, Rng& r, int mode) {
+  const std::uint64_t s = r.next() & 1;
+  if (r.next() % 20 == 0) return s << (ebits_of(e) - 1);  // signed zero, 5%
+  auto build = [&](int eb, int mb, int ef) {
+    const std::uint64_t m = r.next() & ((std::uint64_t{1} << mb) - 1);
+    return (s << (eb + mb)) | (static_cast<std::uint64_t>(ef) << mb) | m;
+  };
+  switch (e) {
+    case Elem::e4m3: {
+      int ef = mode == 0 ? r.range(0, 15) : r.range(5, 9);
+      std::uint64_t c = build(4, 3, ef);
+      if ((c & 0x7F) == 0x7F) c -= 1;  // not NaN
+      return c;
+    }
+    case Elem::e5m2: return build(5, 2, mode == 0 ? r.range(0, 30) : r.range(13, 17));
+    case Elem::f16: return build(5, 10, mode == 0 ? r.range(0, 30) : r.range(13, 17));
+    case Elem::bf16: return build(8, 7, mode == 0 ? r.range(127 - 30, 127 + 30) : r.range(125, 129));
+    case Elem::tf32: return build(8, 10, mode == 0 ? r.range(127 - 30, 127 + 30) : r.range(125, 129)) << 13;
+    case Elem::s8: return r.next() & 0xFF;
+    default: throw mx::InvalidArgument("rand_elem: not an element kind with random cases");
+  }
+}
+
+std::uint32_t rand_c(Elem e, Rng& r, int mode) {
+  if (e == Elem::s8) return static_cast<std::uint32_t>(r.next());
+  if (mode == 2 || r.next() % 10 == 0) return (r.next() & 1) ? 0x80000000u : 0u;
+  const int span = (e == Elem::bf16 || e == Elem::tf32) ? 40 : e == Elem::f16 ? 24 : e == Elem::e5m2 ? 24 : 18;
+  const int ex = mode == 0 ? r.range(-span, span) : r.range(-2, 6);
+  const std::uint32_t s = static_cast<std::uint32_t>(r.next() & 1) << 31;
+  return s | (static_cast<std::uint32_t>(ex + 127) << 23) | static_cast<std::uint32_t>(r.next() & 0x7FFFFF);
+}
+}  // namespace
+
+std::vector<DotCase> random_tile_cases(MmaForm f, std::uint64_t seed, int tile) {
+  const auto& fi = mx::form_info(f);
+  Rng r{seed * 0x100000001B3ull + static_cast<std::uint64_t>(tile) * 0x9E3779B97F4A7C15ull +
+        static_cast<std::uint64_t>(f) * 0x632BE59BD9B4E019ull};
+  const int mode = tile % 3;
+  const Elem e = fi.a_elem;
+  std::vector<std::vector<std::uint64_t>> A(static_cast<std::size_t>(fi.m)), B(static_cast<std::size_t>(fi.n));
+  for (auto& row : A)
+    for (int k = 0; k < fi.k; ++k) row.push_back(rand_elem(e, r, mode == 2 ? 1 : mode));
+  for (auto& col : B)
+    for (int k = 0; k < fi.k; ++k) col.push_back(rand_elem(e, r, mode == 2 ? 1 : mode));
+  std::vector<DotCase> out;
+  for (int m = 0; m < fi.m; ++m)
+    for (int n = 0; n < fi.n; ++n) {
+      DotCase c;
+      c.a = A[static_cast<std::size_t>(m)];
+      c.b = B[static_cast<std::size_t>(n)];
+      c.c = rand_c(e, r, mode);
+      out.push_back(std::move(c));
+    }
+  return out;
+}
+
+void run_cases(MmaForm f, std::vector<DotCase>& cases, bool shared_rows) {
+  const auto& fi = mx::form_info(f);
+  const std::size_t per = shared_rows ? static_cast<std::size_t>(fi.m * fi.n) : 1;
+  const int ntiles = static_cast<int>((cases.size() + per - 1) / per);
+  Builder bd(f);
+  const bool wg = is_wg(f);
+  const std::size_t M = static_cast<std::size_t>(fi.m), N = static_cast<std::size_t>(fi.n),
+                    K = static_cast<std::size_t>(fi.k);
+  for (int t = 0; t < ntiles; ++t) {
+    bd.add();
+    std::vector<std::vector<std::uint64_t>> A(M, std::vector<std::uint64_t>(K, 0)), B(N, std::vector<std::uint64_t>(K, 0)),
+        C(M, std::vector<std::uint64_t>(N, 0));
+    for (std::size_t i = 0; i < per; ++i) {
+      const std::size_t ci = static_cast<std::size_t>(t) * per + i;
+      if (ci >= cases.size()) break;
+      const std::size_t m = shared_rows ? i / N : 0, n = shared_rows ? i % N : 0;
+      const DotCase& cs = cases[ci];
+      if (cs.a.size() != K || cs.b.size() != K) throw mx::InvalidArgument("run_cases: case length is not K");
+      A[m] = cs.a;  // the same row for every n of a tile: the caller's tiles share rows
+      B[n] = cs.b;
+      C[m][n] = cs.c;
+    }
+    if (wg) {
+      if (fi.a_regs) bd.a_doc(t, A);
+      else
+        for (std::size_t m = 0; m < M; ++m)
+          for (std::size_t k = 0; k < K; ++k) bd.a_mat(t, static_cast<int>(m), static_cast<int>(k), A[m][k]);
+      for (std::size_t n = 0; n < N; ++n)
+        for (std::size_t k = 0; k < K; ++k) bd.b_mat(t, static_cast<int>(n), static_cast<int>(k), B[n][k]);
+    } else {
+      bd.a_doc(t, A);
+      bd.b_doc(t, B);
+    }
+    bd.c_doc(t, C);
+  }
+  run_batch(f, bd.b, 0);
+  for (int t = 0; t < ntiles; ++t)
+    for (int l = 0; l < fi.threads; ++l)
+      for (int r = 0; r < fi.c_regs; ++r) {
+        const mx::RowCol rc = mx::documented(f, Operand::C, l, r, 0);
+        const std::size_t pos = static_cast<std::size_t>(rc.row * fi.n + rc.col);
+        if (pos >= per) continue;
+        const std::size_t ci = static_cast<std::size_t>(t) * per + pos;
+        if (ci < cases.size()) cases[ci].d = bd.d_slot(t, l, r)[0];
+      }
+}
+
+std::uint32_t exact_int_dot(const DotCase& cs) {
+  std::uint32_t acc = cs.c;
+  for (std::size_t i = 0; i < cs.a.size(); ++i)
+    acc += static_cast<std::uint32_t>(static_cast<std::int8_t>(cs.a[i]) * static_cast<std::int8_t>(cs.b[i]));
+  return acc;
+}
+
+namespace {
+// Code of an exactly representable value (table of all codes, built once).
+bool code_of(Elem e, double v, std::uint64_t* out) {
+  if (e == Elem::tf32) {
+    const float fv = static_cast<float>(v);
+    const std::uint32_t u = std::bit_cast<std::uint32_t>(fv);
+    if (static_cast<double>(fv) != v || (u & 0x1FFF)) return false;
+    *out = u;
+    return true;
+  }
+  static std::map<std::pair<int, std::uint64_t>, std::uint64_t> table;
+  static std::map<int, bool> built;
+  const int ek = static_cast<int>(e);
+  if (!built[ek]) {
+    const int bits = ebits_of(e);
+    for (std::uint64_t c = 0; c < (std::uint64_t{1} << bits); ++c) {
+      const double x = elem_value(e, c);
+      if (std::isnan(x)) continue;
+      table.emplace(std::make_pair(ek, std::bit_cast<std::uint64_t>(x)), c);
+    }
+    built[ek] = true;
+  }
+  const auto it = table.find({ek, std::bit_cast<std::uint64_t>(v)});
+  if (it == table.end()) return false;
+  *out = it->second;
+  return true;
+}
+}  // namespace
+
+std::vector<Feature> feature_cases(MmaForm f) {
+  const auto& fi = mx::form_info(f);
+  const Elem e = fi.a_elem;
+  const std::size_t K = static_cast<std::size_t>(fi.k);
+  std::vector<Feature> out;
+  auto base = [&] {
+    DotCase c;
+    c.a.assign(K, 0);
+    c.b.assign(K, 0);
+    return c;
+  };
+  // Product a*b = 2^x split over two exact factors.
+  auto set_prod = [&](DotCase& c, std::size_t i, double a, double b) {
+    std::uint64_t ca, cb;
+    if (!code_of(e, a, &ca) || !code_of(e, b, &cb)) return false;
+    c.a[i] = ca;
+    c.b[i] = cb;
+    return true;
+  };
+  auto pow2 = [](int x) { return std::ldexp(1.0, x); };
+  auto split = [&](DotCase& c, std::size_t i, double sign, int x) {  // product sign * 2^x
+    for (int xa = x / 2 - 12; xa <= x / 2 + 12; ++xa)
+      if (set_prod(c, i, sign * pow2(xa), pow2(x - xa))) return true;
+    return false;
+  };
+  // 1. Exact products: the largest significand squared.
+  {
+    DotCase c = base();
+    double mx = 0;
+    std::uint64_t best = 0;
+    for (std::uint64_t code = 0; code < (e == Elem::tf32 ? 1u : (1u << ebits_of(e))); ++code) {
+      const double v = elem_value(e, code);
+      if (v >= 1.0 && v < 2.0 && v > mx) {
+        mx = v;
+        best = code;
+      }
+    }
+    if (e == Elem::tf32) best = 0x3FFFE000u;
+    c.a[0] = best;
+    c.b[0] = best;
+    out.push_back({"product_exact: (1.max)^2, c=0", c});
+  }
+  // 2. Alignment bits: c = 2^s, one product 2^(s-j).
+  const int s = 12;
+  for (int j : {20, 22, 23, 24, 25, 26, 27, 28}) {
+    DotCase c = base();
+    c.c = std::bit_cast<std::uint32_t>(static_cast<float>(pow2(s)));
+    if (split(c, 0, 1.0, s - j)) out.push_back({"align_one: c=2^12, p0=2^(12-" + std::to_string(j) + ")", c});
+  }
+  // 3. Many small terms under c: c = 2^s, every product 2^(s-j).
+  for (int j : {20, 23, 24, 25, 26, 27, 28, 30}) {
+    DotCase c = base();
+    c.c = std::bit_cast<std::uint32_t>(static_cast<float>(pow2(s)));
+    bool ok = true;
+    for (std::size_t i = 0; i < K; ++i) ok = ok && split(c, i, 1.0, s - j);
+    if (ok) out.push_back({"align_all: c=2^12, all p=2^(12-" + std::to_string(j) + ")", c});
+  }
+  // 4. Rounding of the alignment: negative small term.
+  for (int j : {22, 24, 26}) {
+    DotCase c = base();
+    c.c = std::bit_cast<std::uint32_t>(static_cast<float>(pow2(s)));
+    if (split(c, 0, -1.0, s - j)) out.push_back({"align_neg: c=2^12, p0=-2^(12-" + std::to_string(j) + ")", c});
+  }
+  // 5. Final rounding: c = 2^s, p0 = 1.5 * 2^(s-24) (RNE rounds up, RZ not).
+  {
+    DotCase c = base();
+    c.c = std::bit_cast<std::uint32_t>(static_cast<float>(pow2(s)));
+    if (split(c, 0, 1.0, s - 23) && split(c, 1, 1.0, s - 24) && split(c, 2, 1.0, s - 25))
+      out.push_back({"round_final: c=2^12 + 2^(12-23)+2^(12-24)+2^(12-25)", c});
+    DotCase d = base();
+    d.c = std::bit_cast<std::uint32_t>(static_cast<float>(pow2(s)));
+    if (split(d, 0, 1.0, s - 24) && split(d, 1, 1.0, s - 25))
+      out.push_back({"round_final: c=2^12 + 2^(12-24)+2^(12-25)", d});
+  }
+  // 6. Group size: products 2^0 at position 0 and 2^-(24+x) at position g.
+  for (std::size_t g : {std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{7}, std::size_t{8},
+                        std::size_t{15}, std::size_t{16}, std::size_t{31}}) {
+    if (g >= K) continue;
+    DotCase c = base();
+    bool ok = split(c, 0, 1.0, 0) && split(c, g, -1.0, -20);
+    c.c = std::bit_cast<std::uint32_t>(static_cast<float>(-1.0));
+    if (ok) out.push_back({"group: c=-1, p0=1, p" + std::to_string(g) + "=-2^-20 (cancellation)", c});
+  }
+  // 7. Subnormal operand (element's smallest positive) times 1, c = 0.
+  {
+    DotCase c = base();
+    c.a[0] = 1;  // code 1: smallest subnormal of every float element kind (tf32: 2^-13 units dropped)
+    if (e == Elem::tf32) c.a[0] = 0x2000;
+    std::uint64_t one;
+    if (code_of(e, 1.0, &one)) c.b[0] = one;
+    out.push_back({"subnormal_operand: min_sub * 1", c});
+  }
+  // 8. Subnormal result: c = 2^-126 * 1.5, p0 = -2^-126 (if reachable).
+  {
+    DotCase c = base();
+    c.c = 0x00C00000u;
+    if (split(c, 0, -1.0, -126)) out.push_back({"subnormal_result: c=1.5*2^-126, p0=-2^-126", c});
+    DotCase d = base();
+    d.c = 0x00000001u;
+    out.push_back({"subnormal_c: c=2^-149, products 0", d});
+  }
+  // 9. NaN and Inf.
+  {
+    DotCase c = base();
+    c.c = 0x7FC00000u;
+    out.push_back({"nan_c: c=NaN", c});
+    DotCase d = base();
+    d.c = 0x7F800000u;
+    out.push_back({"inf_c: c=+Inf", d});
+    DotCase g = base();
+    g.c = 0x7F800000u;
+    if (split(g, 0, -1.0, 0)) out.push_back({"inf_c_plus_product: c=+Inf, p0=-1", g});
+    DotCase h = base();
+    h.c = 0x7F7FFFFFu;
+    if (split(h, 0, 1.0, 104)) out.push_back({"overflow: c=max_f32, p0=2^104", h});
+    DotCase n = base();
+    std::uint64_t nanc = e == Elem::e4m3 ? 0x7F : e == Elem::e5m2 ? 0x7F : e == Elem::f16 ? 0x7E00
+                       : e == Elem::bf16 ? 0x7FC0 : 0x7FC00000;
+    n.a[0] = nanc;
+    std::uint64_t one;
+    if (code_of(e, 1.0, &one)) n.b[0] = one;
+    out.push_back({"nan_operand: NaN * 1", n});
+    if (e != Elem::e4m3) {
+      DotCase i = base();
+      const std::uint64_t infc = e == Elem::e5m2 ? 0x7C : e == Elem::f16 ? 0x7C00 : e == Elem::bf16 ? 0x7F80 : 0x7F800000;
+      i.a[0] = infc;
+      i.b[0] = one;
+      out.push_back({"inf_operand: Inf * 1", i});
+      DotCase z = base();
+      z.a[0] = infc;
+      z.b[0] = 0;
+      out.push_back({"inf_times_zero: Inf * 0", z});
+      DotCase mm = base();
+      mm.a[0] = infc;
+      mm.b[0] = one;
+      mm.a[1] = infc;
+      mm.b[1] = one | (std::uint64_t{1} << (ebits_of(e) - 1));
+      out.push_back({"inf_minus_inf: Inf*1 + Inf*-1", mm});
+    }
+  }
+  return out;
+}
+
+}  // namespace mxk::probes

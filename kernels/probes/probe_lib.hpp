@@ -1,0 +1,64 @@
+// probe_lib.hpp - the probes themselves (host logic over probe_kernels.hpp):
+// fragment-map probes, random and feature cases for the numerics model.
+// Used by `mxconform probe` (probe_main), the mxprobe executable and the gpu
+// tests in conformance/probes/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mx/hw_model.hpp"
+#include "mx/mma_map.hpp"
+
+namespace mxk::probes {
+
+// Measured map of one operand (same order as mx::documented_map) and notes
+// on entries that could not be decoded.
+struct OperandProbe {
+  mx::Operand op = mx::Operand::A;
+  mx::FragmentMap measured;
+  std::vector<mx::MapEntry> differences;  // entries where measured != documented
+  std::vector<std::string> notes;         // undecodable entries, poison seen, ...
+};
+
+struct FragmentProbe {
+  mx::MmaForm form{};
+  std::vector<OperandProbe> operands;  // those held in registers (A, B, C/D)
+  std::string method;                  // what is anchored, what is measured
+  int tiles = 0;
+  std::size_t total_differences() const;
+};
+
+// Runs every one-hot experiment of the form on the GPU and decodes the maps.
+// Hypothesis (STYLE 8): the documented map of C10 / PTX ISA.
+FragmentProbe probe_fragments(mx::MmaForm f);
+
+// Element kind used for the numerics of a form (its A/B element).
+mx::Elem numerics_elem(mx::MmaForm f);
+bool has_float_numerics(mx::MmaForm f);  // float accumulate forms on sm_90
+
+// Deterministic random inputs: tile t of form f from seed (inputs only; d = 0).
+// Each case is one (row, col) of D: M*N cases per tile.
+std::vector<mx::DotCase> random_tile_cases(mx::MmaForm f, std::uint64_t seed, int tile);
+
+// Runs cases through the hardware: every case's d is filled in. With
+// shared_rows, cases come M*N per tile in (m, n) order and all cases of one
+// row m share a (as random_tile_cases makes them), all of one column n share
+// b; otherwise each case runs alone at (0, 0) of its own tile (zeros around).
+void run_cases(mx::MmaForm f, std::vector<mx::DotCase>& cases, bool shared_rows = true);
+
+// Feature cases in the style of Fasi et al. 2021 (name + case).
+struct Feature {
+  std::string name;
+  mx::DotCase cs;
+};
+std::vector<Feature> feature_cases(mx::MmaForm f);
+
+// Integer forms: exact wrap-around int32 dot product (C = s32).
+std::uint32_t exact_int_dot(const mx::DotCase& cs);
+
+// Value of one element code as a double (for printing).
+double elem_value(mx::Elem e, std::uint64_t code);
+
+}  // namespace mxk::probes

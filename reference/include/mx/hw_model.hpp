@@ -1,0 +1,87 @@
+// mx/hw_model.hpp - parameterized tensor-core accumulation model (CONTRACT C9
+// "hardware models") and its fitting against measured cases.
+//
+// One MMA output element is d = c + sum_{i<K} a_i * b_i. The model (after
+// Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of NVIDIA tensor
+// cores", PeerJ CS 2021, and Khattak, Mikaitis, "Accurate models of NVIDIA
+// tensor cores", 2025) computes it as
+//
+//   acc = c
+//   for each group of `group` consecutive products (in k order):
+//     terms = {acc, p_j ...}             (c_in_group; else acc is added after)
+//     E     = max over nonzero terms of their exponent (the leading-bit
+//             exponent, or for products the sum of the operands' exponent
+//             fields when `nominal_exp`)
+//     each term is aligned to E and cut to `frac_bits` bits below 2^E
+//             (toward zero: align = rz; toward -inf: align = rd)
+//     the cut terms are summed exactly, normalized once and rounded to
+//     `out_mbits` fraction bits with `out_round` (fp32 range)
+//   d = acc
+//
+// Products are exact. NaN/Inf follow IEEE (any NaN, Inf*0 or Inf-Inf gives
+// NaN; the hardware's NaN bits are compared as a class).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mx/mma_map.hpp"
+
+namespace mx {
+
+enum class HwRound : std::uint8_t { rz, rne, rd };
+
+struct HwModelParams {
+  int group = 32;          // products fused per step
+  int frac_bits = 24;      // bits kept below the alignment exponent
+  HwRound align = HwRound::rz;
+  bool nominal_exp = false;
+  int out_mbits = 23;      // fraction bits of each normalized group result
+  HwRound out_round = HwRound::rz;
+  bool c_in_group = true;
+  friend bool operator==(const HwModelParams&, const HwModelParams&) = default;
+};
+
+std::string to_string(const HwModelParams& p);
+
+// One dot-product case: K element codes of a row of A and of a column of B
+// (raw bits of `Elem`), c and the hardware's d as fp32 bits.
+struct DotCase {
+  std::vector<std::uint64_t> a, b;
+  std::uint32_t c = 0;
+  std::uint32_t d = 0;
+};
+
+// The model's d for one case (fp32 bits; NaN as 0x7FFFFFFF).
+std::uint32_t hw_dot(const HwModelParams& p, Elem e, const DotCase& cs);
+
+// The exact dot product c + sum a_i b_i rounded once to fp32 with RNE (C9
+// `exact`), for comparison in feature tables.
+std::uint32_t exact_dot_rne(Elem e, const DotCase& cs);
+
+// Bit-exact comparison of two fp32 results (any NaN equals any NaN).
+bool same_result(std::uint32_t model, std::uint32_t hw);
+
+// Candidate parameter sets for a form with reduction length K.
+std::vector<HwModelParams> hw_candidate_grid(int k);
+
+struct HwFit {
+  std::vector<HwModelParams> exact;  // candidates reproducing every case
+  HwModelParams best;                // fewest mismatches (== exact[0] if any)
+  std::size_t best_mismatches = 0;   // on all cases
+};
+
+// Keep every candidate that reproduces all cases; if none does, report the
+// one with the fewest mismatches. Uses up to `threads` threads.
+HwFit fit_hw_model(Elem e, int k, const std::vector<DotCase>& cases, int threads = 1);
+
+// Indices of the cases `p` gets wrong (at most `limit`).
+std::vector<std::size_t> hw_mismatches(const HwModelParams& p, Elem e, const std::vector<DotCase>& cases,
+                                       std::size_t limit = ~std::size_t{0});
+
+// Parameters fitted on an H100 (see conformance/probes/h100/), by form name;
+// throws UnknownName for a form with no fitted model.
+HwModelParams h100_fitted_model(MmaForm f);
+
+}  // namespace mx

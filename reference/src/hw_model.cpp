@@ -1,0 +1,407 @@
+// hw_model.cpp - the parameterized tensor-core accumulation model of CONTRACT
+// C9 and its fit against hardware cases (see mx/hw_model.hpp).
+#include "mx/hw_model.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "mx/error.hpp"
+
+namespace mx {
+namespace {
+
+// GCC/Clang 128-bit integers (exact sums of up to 65 terms of < 2^60).
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+struct Field {
+  int ebits, mbits, bias;
+  bool fn;  // e4m3 style: only all-ones is NaN, no Inf
+};
+
+Field field_of(Elem e) {
+  switch (e) {
+    case Elem::e4m3: return {4, 3, 7, true};
+    case Elem::e5m2: return {5, 2, 15, false};
+    case Elem::f16: return {5, 10, 15, false};
+    case Elem::bf16: return {8, 7, 127, false};
+    case Elem::tf32: return {8, 10, 127, false};
+    case Elem::f32: return {8, 23, 127, false};
+    default: throw InvalidArgument("hw_model: element kind has no floating-point model");
+  }
+}
+
+// A finite value (-1)^neg * sig * 2^lsb, with `nom` the exponent-field
+// exponent (1.m scale) the hardware may align on.
+struct Term {
+  bool neg = false;
+  std::uint64_t sig = 0;
+  int lsb = 0;
+  int nom = 0;
+};
+enum class Kind { finite, inf, nan };
+struct Val {
+  Kind kind = Kind::finite;
+  Term t;
+};
+
+Val unpack(Elem e, std::uint64_t code) {
+  const Field f = field_of(e);
+  const int total = 1 + f.ebits + f.mbits;
+  std::uint64_t bits = code;
+  if (e == Elem::tf32) bits = (code >> 13) & 0x7FFFF;  // tf32 reads the top 19 bits
+  Val v;
+  v.t.neg = (bits >> (total - 1)) & 1;
+  const int ef = static_cast<int>((bits >> f.mbits) & ((1u << f.ebits) - 1));
+  const std::uint64_t m = bits & ((std::uint64_t{1} << f.mbits) - 1);
+  const int emaxf = (1 << f.ebits) - 1;
+  if (f.fn) {
+    if (ef == emaxf && m == ((std::uint64_t{1} << f.mbits) - 1)) v.kind = Kind::nan;
+  } else if (ef == emaxf) {
+    v.kind = m ? Kind::nan : Kind::inf;
+  }
+  if (v.kind != Kind::finite) return v;
+  if (ef == 0) {
+    v.t.sig = m;
+    v.t.lsb = 1 - f.bias - f.mbits;
+    v.t.nom = 1 - f.bias;
+  } else {
+    v.t.sig = m | (std::uint64_t{1} << f.mbits);
+    v.t.lsb = ef - f.bias - f.mbits;
+    v.t.nom = ef - f.bias;
+  }
+  return v;
+}
+
+int bitlen(u128 x) {
+  int n = 0;
+  while (x) {
+    ++n;
+    x >>= 1;
+  }
+  return n;
+}
+
+int lead(const Term& t) { return t.lsb + static_cast<int>(std::bit_width(t.sig)) - 1; }
+
+// Round (neg, mag * 2^unit) to p significant bits (fp32 exponent range,
+// gradual underflow), returning fp32 bits.
+std::uint32_t round_to_f32(bool neg, u128 mag, int unit, int p, HwRound r) {
+  const std::uint32_t sign = neg ? 0x80000000u : 0u;
+  if (mag == 0) return sign;
+  const int bl = bitlen(mag);
+  int shift = std::max(bl - p, -149 - unit);
+  u128 q = mag;
+  if (shift > 0) {
+    const u128 rem = mag & ((u128{1} << shift) - 1);
+    q = mag >> shift;
+    const bool up = r == HwRound::rne ? (rem > (u128{1} << (shift - 1)) ||
+                                         (rem == (u128{1} << (shift - 1)) && (q & 1)))
+                  : r == HwRound::rd ? (neg && rem != 0)
+                                     : false;
+    if (up) ++q;
+  } else {
+    shift = 0;
+  }
+  const int e_lsb = unit + shift;
+  const int ld = e_lsb + bitlen(q) - 1;
+  if (ld > 127) {
+    if (r == HwRound::rz || (r == HwRound::rd && !neg)) return sign | 0x7F7FFFFFu;
+    return sign | 0x7F800000u;
+  }
+  const double v = std::ldexp(static_cast<double>(static_cast<std::uint64_t>(q)), e_lsb);
+  return sign | std::bit_cast<std::uint32_t>(static_cast<float>(v));
+}
+
+Term f32_term(std::uint32_t bits) { return unpack(Elem::f32, bits).t; }
+
+struct Prepared {
+  Kind special = Kind::finite;
+  bool special_neg = false;
+  Term c;
+  bool c_zero = true;
+  std::vector<Term> prods;  // zero products kept (sig 0) for group positions
+};
+
+Prepared prepare(Elem e, const DotCase& cs) {
+  Prepared p;
+  const Val c = unpack(Elem::f32, cs.c);
+  bool has_nan = c.kind == Kind::nan, pos_inf = false, neg_inf = false;
+  if (c.kind == Kind::inf) (c.t.neg ? neg_inf : pos_inf) = true;
+  p.c = c.t;
+  p.c_zero = c.t.sig == 0;
+  p.prods.resize(cs.a.size());
+  for (std::size_t i = 0; i < cs.a.size(); ++i) {
+    const Val a = unpack(e, cs.a[i]), b = unpack(e, cs.b[i]);
+    const bool neg = a.t.neg != b.t.neg;
+    if (a.kind == Kind::nan || b.kind == Kind::nan) {
+      has_nan = true;
+      continue;
+    }
+    if (a.kind == Kind::inf || b.kind == Kind::inf) {
+      const bool other_zero = (a.kind == Kind::inf ? b : a).kind == Kind::finite &&
+                              (a.kind == Kind::inf ? b : a).t.sig == 0;
+      if (other_zero) has_nan = true;
+      else (neg ? neg_inf : pos_inf) = true;
+      continue;
+    }
+    Term t;
+    t.neg = neg;
+    t.sig = a.t.sig * b.t.sig;
+    t.lsb = a.t.lsb + b.t.lsb;
+    t.nom = a.t.nom + b.t.nom;
+    p.prods[i] = t;
+  }
+  if (has_nan || (pos_inf && neg_inf)) p.special = Kind::nan;
+  else if (pos_inf || neg_inf) {
+    p.special = Kind::inf;
+    p.special_neg = neg_inf;
+  }
+  return p;
+}
+
+// Aligned, cut value of term t in units of 2^unit.
+i128 cut(const Term& t, int unit, HwRound a) {
+  if (t.sig == 0) return 0;
+  const int sh = t.lsb - unit;
+  u128 mag;
+  bool inexact = false;
+  if (sh >= 0) {
+    mag = u128{t.sig} << sh;
+  } else if (-sh >= 64) {
+    mag = 0;
+    inexact = true;
+  } else {
+    mag = u128{t.sig} >> -sh;
+    inexact = (t.sig & ((std::uint64_t{1} << -sh) - 1)) != 0;
+  }
+  if (a == HwRound::rd && t.neg && inexact) ++mag;
+  return t.neg ? -static_cast<i128>(mag) : static_cast<i128>(mag);
+}
+
+std::uint32_t run_model(const HwModelParams& p, const Prepared& pr) {
+  if (pr.special == Kind::nan) return 0x7FFFFFFFu;
+  if (pr.special == Kind::inf) return pr.special_neg ? 0xFF800000u : 0x7F800000u;
+  Term acc = pr.c;
+  bool acc_zero = pr.c_zero;
+  bool acc_negzero = pr.c_zero && pr.c.neg;
+  const int n = static_cast<int>(pr.prods.size());
+  const int g = std::max(1, p.group);
+  for (int s = 0; s < n; s += g) {
+    const int e = std::min(n, s + g);
+    int E = INT32_MIN;
+    bool all_zero_neg = true, any = false;
+    auto consider = [&](const Term& t, bool is_prod) {
+      if (t.sig == 0) {
+        all_zero_neg = all_zero_neg && t.neg;
+        return;
+      }
+      any = true;
+      E = std::max(E, (p.nominal_exp && is_prod) ? t.nom : lead(t));
+    };
+    for (int i = s; i < e; ++i) consider(pr.prods[i], true);
+    if (p.c_in_group) {
+      if (acc_zero) all_zero_neg = all_zero_neg && acc_negzero;
+      else consider(acc, false);
+    }
+    if (!any) {
+      if (!p.c_in_group && !acc_zero) continue;
+      acc_zero = true;
+      acc_negzero = all_zero_neg && (p.c_in_group || acc_negzero);
+      acc = Term{};
+      continue;
+    }
+    const int unit = E - p.frac_bits;
+    i128 sum = 0;
+    for (int i = s; i < e; ++i) sum += cut(pr.prods[i], unit, p.align);
+    std::uint32_t r;
+    if (p.c_in_group) {
+      if (!acc_zero) sum += cut(acc, unit, p.align);
+      r = round_to_f32(sum < 0, static_cast<u128>(sum < 0 ? -sum : sum), unit, p.out_mbits + 1, p.out_round);
+    } else {
+      // Group sum (cut), then acc + group sum exactly, rounded once.
+      int u2 = unit;
+      i128 tot = sum;
+      if (!acc_zero) {
+        u2 = std::min(unit, acc.lsb);
+        tot = (sum << (unit - u2)) + (acc.neg ? -static_cast<i128>(acc.sig) : static_cast<i128>(acc.sig)) *
+                                          (i128{1} << (acc.lsb - u2));
+      }
+      r = round_to_f32(tot < 0, static_cast<u128>(tot < 0 ? -tot : tot), u2, p.out_mbits + 1, p.out_round);
+    }
+    if ((r & 0x7F800000u) == 0x7F800000u) return r;  // overflow to Inf
+    acc = f32_term(r);
+    acc_zero = acc.sig == 0;
+    acc_negzero = acc_zero && acc.neg;
+  }
+  if (acc_zero) return acc_negzero ? 0x80000000u : 0u;
+  return round_to_f32(acc.neg, acc.sig, acc.lsb, 24, HwRound::rz);
+}
+
+}  // namespace
+
+std::string to_string(const HwModelParams& p) {
+  auto rn = [](HwRound r) { return r == HwRound::rz ? "rz" : r == HwRound::rne ? "rne" : "rd"; };
+  return "group=" + std::to_string(p.group) + " frac_bits=" + std::to_string(p.frac_bits) +
+         " align=" + rn(p.align) + " exp=" + (p.nominal_exp ? "fields" : "lead") +
+         " out_mbits=" + std::to_string(p.out_mbits) + " out_round=" + rn(p.out_round) +
+         " c=" + (p.c_in_group ? "in_group" : "after_group");
+}
+
+std::uint32_t hw_dot(const HwModelParams& p, Elem e, const DotCase& cs) {
+  if (cs.a.size() != cs.b.size()) throw InvalidArgument("hw_dot: a and b differ in length");
+  return run_model(p, prepare(e, cs));
+}
+
+std::uint32_t exact_dot_rne(Elem e, const DotCase& cs) {
+  const Prepared pr = prepare(e, cs);
+  if (pr.special == Kind::nan) return 0x7FFFFFFFu;
+  if (pr.special == Kind::inf) return pr.special_neg ? 0xFF800000u : 0x7F800000u;
+  int lo = INT32_MAX;
+  std::vector<Term> all = pr.prods;
+  all.push_back(pr.c);
+  for (const Term& t : all)
+    if (t.sig) lo = std::min(lo, t.lsb);
+  if (lo == INT32_MAX) {
+    bool neg = pr.c.neg;
+    for (const Term& t : pr.prods) neg = neg && t.neg;
+    return neg ? 0x80000000u : 0u;
+  }
+  // Exact sum in base-2^32 limbs (signed, carries normalized afterwards).
+  std::vector<std::int64_t> limbs(12, 0);  // base 2^32 limbs, signed carries
+  for (const Term& t : all) {
+    if (!t.sig) continue;
+    const int off = t.lsb - lo;
+    const int li = off / 32, bi = off % 32;
+    u128 v = u128{t.sig} << bi;
+    for (int k = 0; v; ++k, v >>= 32) {
+      if (static_cast<std::size_t>(li + k) >= limbs.size()) limbs.resize(static_cast<std::size_t>(li + k) + 2, 0);
+      limbs[static_cast<std::size_t>(li + k)] += (t.neg ? -1 : 1) * static_cast<std::int64_t>(v & 0xFFFFFFFFu);
+    }
+  }
+  // Normalize carries, find sign.
+  for (std::size_t i = 0; i + 1 < limbs.size(); ++i) {
+    std::int64_t c = limbs[i] >> 32;
+    limbs[i] -= c * (std::int64_t{1} << 32);
+    limbs[i + 1] += c;
+  }
+  const bool neg = limbs.back() < 0;
+  if (neg) {
+    for (auto& l : limbs) l = -l;
+    for (std::size_t i = 0; i + 1 < limbs.size(); ++i) {
+      std::int64_t c = limbs[i] >> 32;
+      limbs[i] -= c * (std::int64_t{1} << 32);
+      limbs[i + 1] += c;
+    }
+  }
+  int top = static_cast<int>(limbs.size()) - 1;
+  while (top >= 0 && limbs[static_cast<std::size_t>(top)] == 0) --top;
+  if (top < 0) return 0u;
+  // Take the top 96 bits plus a sticky bit.
+  u128 mag = 0;
+  int base = std::max(0, top - 2);
+  for (int i = top; i >= base; --i) mag = (mag << 32) | static_cast<std::uint64_t>(limbs[static_cast<std::size_t>(i)]);
+  bool sticky = false;
+  for (int i = 0; i < base; ++i) sticky = sticky || limbs[static_cast<std::size_t>(i)] != 0;
+  int unit = lo + 32 * base;
+  if (sticky) {
+    mag = (mag << 1) | 1;
+    unit -= 1;
+  }
+  return round_to_f32(neg, mag, unit, 24, HwRound::rne);
+}
+
+bool same_result(std::uint32_t model, std::uint32_t hw) {
+  const bool mn = (model & 0x7F800000u) == 0x7F800000u && (model & 0x7FFFFFu);
+  const bool hn = (hw & 0x7F800000u) == 0x7F800000u && (hw & 0x7FFFFFu);
+  if (mn || hn) return mn && hn;
+  return model == hw;
+}
+
+std::vector<HwModelParams> hw_candidate_grid(int k) {
+  std::vector<HwModelParams> out;
+  for (int g = 1; g <= k; g *= 2)
+    for (int n = 8; n <= 40; ++n)
+      for (HwRound a : {HwRound::rz, HwRound::rd})
+        for (bool nom : {false, true})
+          for (int om = 10; om <= 23; ++om)
+            for (HwRound o : {HwRound::rz, HwRound::rne})
+              for (bool cin : {true, false}) {
+                if (!cin && om != 23) continue;
+                HwModelParams p;
+                p.group = g;
+                p.frac_bits = n;
+                p.align = a;
+                p.nominal_exp = nom;
+                p.out_mbits = om;
+                p.out_round = o;
+                p.c_in_group = cin;
+                out.push_back(p);
+              }
+  return out;
+}
+
+std::vector<std::size_t> hw_mismatches(const HwModelParams& p, Elem e, const std::vector<DotCase>& cases,
+                                       std::size_t limit) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < cases.size() && out.size() < limit; ++i)
+    if (!same_result(hw_dot(p, e, cases[i]), cases[i].d)) out.push_back(i);
+  return out;
+}
+
+HwFit fit_hw_model(Elem e, int k, const std::vector<DotCase>& cases, int threads) {
+  const std::vector<HwModelParams> grid = hw_candidate_grid(k);
+  std::vector<Prepared> prep;
+  prep.reserve(cases.size());
+  for (const DotCase& c : cases) prep.push_back(prepare(e, c));
+  // Mismatch count per candidate on a prefix (for "best"), and exactness on
+  // all cases with early exit.
+  const std::size_t prefix = std::min<std::size_t>(cases.size(), 2048);
+  std::vector<std::size_t> miss(grid.size(), 0);
+  std::vector<char> exact(grid.size(), 0);
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (;;) {
+      const std::size_t gi = next.fetch_add(1);
+      if (gi >= grid.size()) return;
+      std::size_t m = 0;
+      for (std::size_t i = 0; i < prefix; ++i)
+        if (!same_result(run_model(grid[gi], prep[i]), cases[i].d)) ++m;
+      miss[gi] = m;
+      if (m) continue;
+      bool ok = true;
+      for (std::size_t i = prefix; i < cases.size() && ok; ++i)
+        ok = same_result(run_model(grid[gi], prep[i]), cases[i].d);
+      exact[gi] = ok;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::max(1, threads); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  HwFit fit;
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    if (exact[i]) fit.exact.push_back(grid[i]);
+    if (miss[i] < miss[best]) best = i;
+  }
+  fit.best = fit.exact.empty() ? grid[best] : fit.exact.front();
+  if (fit.exact.empty()) {
+    std::size_t m = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      if (!same_result(run_model(fit.best, prep[i]), cases[i].d)) ++m;
+    fit.best_mismatches = m;
+  }
+  return fit;
+}
+
+HwModelParams h100_fitted_model(MmaForm f) {
+  (void)f;
+  throw UnknownName("no H100-fitted numerics model for form '" + std::string(form_info(f).name) + "'");
+}
+
+}  // namespace mx
