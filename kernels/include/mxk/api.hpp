@@ -29,4 +29,31 @@ std::vector<std::uint8_t> dequantize_device(const mx::Quantized& q, mx::Fmt out)
 int bench_main(const std::vector<std::string>& args);
 int probe_main(const std::vector<std::string>& args);
 
+// ---- additions (helper D, issue 4) -------------------------------------------
+
+// Fused rowwise + colwise quantization in one read of the input (C4): the
+// two results equal mx::quantize with `row` and with `col` options.
+struct FusedQuantized {
+  mx::Quantized rowwise, colwise;
+};
+FusedQuantized quantize_device_fused(const mx::Recipe& r, const mx::TensorView& t,
+                                     const mx::QuantizeOptions& row, const mx::QuantizeOptions& col);
+
+// Per-tensor FP8 (e4m3), defined exactly by per_tensor_fp8_reference (see
+// kernels/per_tensor_fp8/reference.cpp): amax, scale = 448 / max(amax, 1e-12),
+// q = e4m3(x * scale), y = decode(q) * (1 / scale).
+struct PerTensorFp8 {
+  std::vector<std::uint8_t> data;  // one e4m3 code per element
+  std::uint32_t amax_bits = 0;     // fp32 bits of the NaN-dropping amax
+  float scale = 1.0f, scale_inv = 1.0f;
+};
+PerTensorFp8 per_tensor_fp8_reference(const mx::TensorView& t);
+PerTensorFp8 per_tensor_fp8_device(const mx::TensorView& t);
+std::vector<std::uint8_t> per_tensor_fp8_dequant_reference(const PerTensorFp8& q, mx::Fmt out);
+std::vector<std::uint8_t> per_tensor_fp8_dequant_device(const PerTensorFp8& q, mx::Fmt out);
+
+// Byte every device output buffer is filled with before a launch (the gate
+// checks that none survives where the contract defines a value).
+inline constexpr std::uint8_t kPoison = 0xA5;
+
 }  // namespace mxk

@@ -1,0 +1,288 @@
+// dev_convert.cuh - device-side conversions written independently of
+// libmxref (CONTRACT C1, C2, C3, C8). Nothing here calls the reference: the
+// gate (conformance/gpu) compares these results with mx::quantize byte for
+// byte. Only the default policies are implemented: rne, saturate, default
+// NaN policy (e4m3/e5m2 NaN -> 0x7F, others -> +max), int8_full.
+//
+// On sm_100a/sm_120a (__CUDA_ARCH_FAMILY_SPECIFIC__ / __CUDA_ARCH_SPECIFIC__)
+// the native cvt instructions are used where their semantics equal the
+// recipe: cvt.rn.satfinite.{e4m3x2,e5m2x2,e2m1x2}.f32 and
+// cvt.rp.satfinite.ue8m0x2.f32 (PTX ISA, "cvt" section, conversions to
+// fp8/fp6/fp4/ue8m0 x2 packed types).
+#pragma once
+
+#include <cstdint>
+
+namespace mxk::dev {
+
+// Element format ids (same numbering as mx::Fmt, static_asserted in the
+// launcher against the reference descriptors).
+enum : int { kE4M3 = 0, kE5M2 = 1, kE3M2 = 2, kE2M3 = 3, kE2M1 = 4, kINT8 = 5 };
+
+// One descriptor per element format (C1), written out independently.
+template <int F>
+struct Elem;
+//                         bits mbits bias emax is_int maxcode nancode
+template <> struct Elem<kE4M3> { static constexpr int bits = 8, mb = 3, bias = 7,  emaxe = 8,  is_int = 0; static constexpr unsigned maxc = 0x7E, nanc = 0x7F; };
+template <> struct Elem<kE5M2> { static constexpr int bits = 8, mb = 2, bias = 15, emaxe = 15, is_int = 0; static constexpr unsigned maxc = 0x7B, nanc = 0x7F; };
+template <> struct Elem<kE3M2> { static constexpr int bits = 6, mb = 2, bias = 3,  emaxe = 4,  is_int = 0; static constexpr unsigned maxc = 0x1F, nanc = 0x1F; };
+template <> struct Elem<kE2M3> { static constexpr int bits = 6, mb = 3, bias = 1,  emaxe = 2,  is_int = 0; static constexpr unsigned maxc = 0x1F, nanc = 0x1F; };
+template <> struct Elem<kE2M1> { static constexpr int bits = 4, mb = 1, bias = 1,  emaxe = 2,  is_int = 0; static constexpr unsigned maxc = 0x7,  nanc = 0x7;  };
+template <> struct Elem<kINT8> { static constexpr int bits = 8, mb = 7, bias = 6,  emaxe = 0,  is_int = 1; static constexpr unsigned maxc = 0x7F, nanc = 0x7F; };
+
+#if defined(__CUDA_ARCH__) && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_SPECIFIC__)) && \
+    (__CUDA_ARCH__ >= 1000)
+#define MXK_NATIVE_CVT 1
+#else
+#define MXK_NATIVE_CVT 0
+#endif
+
+__device__ __forceinline__ int floor_log2_bits(uint32_t a) {  // a finite, > 0
+  const uint32_t e = a >> 23;
+  if (e != 0) return static_cast<int>(e) - 127;
+  return (31 - __clz(static_cast<int>(a))) - 149;
+}
+__device__ __forceinline__ bool is_pow2_bits(uint32_t a) {
+  const uint32_t e = a >> 23, m = a & 0x7FFFFFu;
+  return e != 0 ? m == 0 : (m & (m - 1)) == 0;
+}
+
+// Round the exact positive value sig * 2^exp (sig != 0, sig < 2^32) to a
+// float format with MB mantissa bits and minimum normal exponent EMIN, RNE.
+// Returns the magnitude code, which may exceed the largest finite code (the
+// caller handles overflow). Subnormals and the carry into the next binade
+// fall out of the same formula: code = ((ev + bias) << MB) + q - 2^MB.
+template <int MB, int EMIN>
+__device__ __forceinline__ uint32_t round_mag(uint32_t sig, int exp) {
+  const int p = 31 - __clz(static_cast<int>(sig));
+  const int ev = exp + p;
+  const bool sub = ev < EMIN;
+  const int unit = (sub ? EMIN : ev) - MB;
+  const int sh = unit - exp;
+  uint32_t q;
+  if (sh <= 0) {
+    q = sig << (-sh);  // -sh <= MB: exact
+  } else if (sh >= 33) {
+    q = 0;
+  } else {
+    const uint64_t s64 = sig;
+    q = static_cast<uint32_t>(s64 >> sh);
+    const uint64_t rem = s64 & ((uint64_t{1} << sh) - 1);
+    const uint64_t half = uint64_t{1} << (sh - 1);
+    if (rem > half || (rem == half && (q & 1u))) ++q;
+  }
+  if (q == 0) return 0;
+  if (sub) return q;  // q == 2^MB is the smallest normal code, as it should be
+  return (static_cast<uint32_t>(ev - EMIN + 1) << MB) + q - (1u << MB);
+}
+
+// encode(F, x * 2^-se) with one rounding (C2, C3): x is fp32 bits.
+template <int F>
+__device__ __forceinline__ uint32_t encode_scaled_sw(uint32_t x, int se) {
+  using D = Elem<F>;
+  const uint32_t ax = x & 0x7FFFFFFFu;
+  const bool neg = (x >> 31) != 0;
+  constexpr uint32_t sbit = D::is_int ? 0u : (1u << (D::bits - 1));
+  if (ax >= 0x7F800000u) {
+    if (ax > 0x7F800000u) return D::nanc;                 // NaN: canonical / +max
+    if (D::is_int) return neg ? 0x80u : 0x7Fu;            // Inf saturates
+    return D::maxc | (neg ? sbit : 0u);
+  }
+  uint32_t sig = ax & 0x7FFFFFu;
+  int exp;
+  if (ax >> 23) {
+    sig |= 0x800000u;
+    exp = static_cast<int>(ax >> 23) - 150;
+  } else {
+    exp = -149;
+  }
+  if (sig == 0) return neg ? sbit : 0u;
+  exp -= se;
+  if constexpr (D::is_int) {
+    // round |v| * 64 to an integer (RNE), clamp to [-128, 127]
+    const int sh = -D::bias - exp;
+    uint32_t q;
+    if (sh <= 0) {
+      q = (-sh) >= 8 ? 0x100u : (sig << (-sh));  // sig < 2^24: no wrap
+      if (q > 0x100u) q = 0x100u;
+    } else if (sh >= 33) {
+      q = 0;
+    } else {
+      const uint64_t s64 = sig;
+      q = static_cast<uint32_t>(s64 >> sh);
+      const uint64_t rem = s64 & ((uint64_t{1} << sh) - 1);
+      const uint64_t half = uint64_t{1} << (sh - 1);
+      if (rem > half || (rem == half && (q & 1u))) ++q;
+    }
+    if (neg) {
+      if (q > 128u) q = 128u;
+      return static_cast<uint32_t>(-static_cast<int>(q)) & 0xFFu;
+    }
+    return q > 127u ? 127u : q;
+  } else {
+    if (exp > 200) return D::maxc | (neg ? sbit : 0u);
+    uint32_t c = round_mag<D::mb, 1 - D::bias>(sig, exp);
+    if (c > D::maxc) c = D::maxc;  // saturate (decided after rounding)
+    return c | (neg ? sbit : 0u);
+  }
+}
+
+// 2^-se as an fp32 (se in [-127, 127]; 2^-127 is a subnormal).
+__device__ __forceinline__ float exp2_neg(int se) {
+  const int e = -se;
+  if (e >= -126) return __uint_as_float(static_cast<uint32_t>(e + 127) << 23);
+  return __uint_as_float(0x00400000u);  // 2^-127
+}
+
+// Encode 8 values of one thread (same block scale). codes[i] in low bits.
+template <int F>
+__device__ __forceinline__ void encode8(const uint32_t (&x)[8], int se, uint32_t (&codes)[8]) {
+#if MXK_NATIVE_CVT
+  if constexpr (F == kE4M3 || F == kE5M2 || F == kE2M1) {
+    // x * 2^-se is exact in fp32 whenever it matters: a product that loses
+    // bits lies below 2^-126 and rounds to a signed zero in every element
+    // format either way (C3 "scaling is exact").
+    const float m = exp2_neg(se);
+#pragma unroll
+    for (int i = 0; i < 8; i += 2) {
+      const float a = __uint_as_float(x[i]) * m;
+      const float b = __uint_as_float(x[i + 1]) * m;
+      uint32_t d;
+      if constexpr (F == kE4M3) {
+        asm("{ .reg .b16 t; cvt.rn.satfinite.e4m3x2.f32 t, %1, %2; cvt.u32.u16 %0, t; }" : "=r"(d) : "f"(b), "f"(a));
+        codes[i] = d & 0xFFu;
+        codes[i + 1] = (d >> 8) & 0xFFu;
+      } else if constexpr (F == kE5M2) {
+        asm("{ .reg .b16 t; cvt.rn.satfinite.e5m2x2.f32 t, %1, %2; cvt.u32.u16 %0, t; }" : "=r"(d) : "f"(b), "f"(a));
+        codes[i] = d & 0xFFu;
+        codes[i + 1] = (d >> 8) & 0xFFu;
+      } else {
+        asm("{ .reg .b8 t; cvt.rn.satfinite.e2m1x2.f32 t, %1, %2; cvt.u32.u8 %0, t; }" : "=r"(d) : "f"(b), "f"(a));
+        codes[i] = d & 0xFu;
+        codes[i + 1] = (d >> 4) & 0xFu;
+      }
+      // NaN: the contract's default (C2) is 0x7F for fp8 (what cvt gives) and
+      // +max for e2m1; force both so the result never depends on cvt's NaN.
+      if ((x[i] & 0x7FFFFFFFu) > 0x7F800000u) codes[i] = Elem<F>::nanc;
+      if ((x[i + 1] & 0x7FFFFFFFu) > 0x7F800000u) codes[i + 1] = Elem<F>::nanc;
+    }
+  } else
+#endif
+  {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) codes[i] = encode_scaled_sw<F>(x[i], se);
+  }
+}
+
+// Scale rules (C3). Returns the ue8m0 code of a finite amax (fp32 bits,
+// sign cleared): 0 for amax 0, clamped to [-127, 127] + 127.
+enum : int { kFloor = 0, kCeil = 1, kEven = 2, kRceil = 3 };
+
+template <int F>
+__device__ __forceinline__ uint32_t scale_code(uint32_t a, int rule, float inv_max) {
+  using D = Elem<F>;
+  if (a == 0) return 0;
+  int e;
+  if (rule == kRceil) {
+#if MXK_NATIVE_CVT
+    const float q = __fmul_rn(__uint_as_float(a), inv_max);
+    if (__float_as_uint(q) == 0) return 0;  // underflow clamps to 2^-127
+    uint32_t d;
+    asm("{ .reg .b16 t; cvt.rp.satfinite.ue8m0x2.f32 t, %1, %1; cvt.u32.u16 %0, t; }" : "=r"(d) : "f"(q));
+    return d & 0xFFu;
+#else
+    const float q = __fmul_rn(__uint_as_float(a), inv_max);
+    const uint32_t qb = __float_as_uint(q);
+    if (qb == 0) return 0;
+    e = floor_log2_bits(qb) + (is_pow2_bits(qb) ? 0 : 1);
+#endif
+  } else {
+    const int fl = floor_log2_bits(a);
+    if (rule == kFloor) {
+      e = fl - D::emaxe;
+    } else if (rule == kCeil) {
+      e = fl + (is_pow2_bits(a) ? 0 : 1) - D::emaxe;
+    } else {  // even: round amax to mb+1 significant bits, ties away, then floor
+      constexpr int mb = D::is_int ? 6 : D::mb;
+      uint32_t sig;
+      if (a >> 23) {
+        sig = (a & 0x7FFFFFu) | 0x800000u;
+      } else {
+        sig = a << (23 - (31 - __clz(static_cast<int>(a))));
+      }
+      const uint32_t thr = 0x1000000u - (0x800000u >> (mb + 1));
+      e = fl + (sig >= thr ? 1 : 0) - D::emaxe;
+    }
+  }
+  e = e < -127 ? -127 : (e > 127 ? 127 : e);
+  return static_cast<uint32_t>(e + 127);
+}
+
+// ---- ue4m3 / e2m1 for NVFP4 (C5), fp32 value in ---------------------------------
+__device__ __forceinline__ uint32_t encode_ue4m3(float v) {  // v >= 0 or NaN
+  const uint32_t b = __float_as_uint(v);
+  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0x7F;
+  return encode_scaled_sw<kE4M3>(b, 0) & 0x7Fu;  // +0 -> 0; v >= 0 always here
+}
+__device__ __forceinline__ float decode_e4m3_mag(uint32_t c) {  // ue4m3 / |e4m3|
+  c &= 0x7Fu;
+  if (c == 0x7F) return __uint_as_float(0x7FC00000u);
+  const uint32_t e = c >> 3, m = c & 7u;
+  // exact: value = m * 2^-9 (e = 0) or (8 + m) * 2^(e - 10)
+  if (e == 0) return static_cast<float>(m) * 0.001953125f;
+  return __uint_as_float(((e + 120u) << 23) | (m << 20));
+}
+__device__ __forceinline__ float decode_e2m1(uint32_t c) {
+  const float mag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  const float v = mag[c & 7u];
+  return (c & 8u) ? -v : v;
+}
+
+// x86 SSE multiply NaN rules, so that fp32 NaN bits equal the host
+// reference's (a NaN operand is returned quieted, the first one wins; an
+// invalid operation gives the default NaN 0xFFC00000).
+__device__ __forceinline__ float mul_x86(float a, float b) {
+  const uint32_t ab = __float_as_uint(a), bb = __float_as_uint(b);
+  if ((ab & 0x7FFFFFFFu) > 0x7F800000u) return __uint_as_float(ab | 0x00400000u);
+  if ((bb & 0x7FFFFFFFu) > 0x7F800000u) return __uint_as_float(bb | 0x00400000u);
+  const float r = __fmul_rn(a, b);
+  if (r != r) return __uint_as_float(0xFFC00000u);
+  return r;
+}
+__device__ __forceinline__ float div_x86(float a, float b) {
+  const uint32_t ab = __float_as_uint(a), bb = __float_as_uint(b);
+  if ((ab & 0x7FFFFFFFu) > 0x7F800000u) return __uint_as_float(ab | 0x00400000u);
+  if ((bb & 0x7FFFFFFFu) > 0x7F800000u) return __uint_as_float(bb | 0x00400000u);
+  const float r = __fdiv_rn(a, b);
+  if (r != r) return __uint_as_float(0xFFC00000u);
+  return r;
+}
+
+// Round fp32 to bf16 / fp16 with RNE, overflow to Inf, NaN canonical (C8).
+__device__ __forceinline__ uint32_t f32_to_bf16_bits(float v) {
+  const uint32_t b = __float_as_uint(v);
+  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0u;
+  const uint32_t lsb = (b >> 16) & 1u;
+  return (b + 0x7FFFu + lsb) >> 16;  // carries into Inf correctly
+}
+__device__ __forceinline__ uint32_t f32_to_f16_bits(float v) {
+  const uint32_t b = __float_as_uint(v);
+  const uint32_t ax = b & 0x7FFFFFFFu;
+  const uint32_t s = (b >> 16) & 0x8000u;
+  if (ax > 0x7F800000u) return 0x7E00u;
+  if (ax == 0x7F800000u) return s | 0x7C00u;
+  if (ax == 0) return s;
+  uint32_t sig = ax & 0x7FFFFFu;
+  int exp;
+  if (ax >> 23) {
+    sig |= 0x800000u;
+    exp = static_cast<int>(ax >> 23) - 150;
+  } else {
+    exp = -149;
+  }
+  uint32_t c = round_mag<10, -14>(sig, exp);
+  if (c >= 0x7C00u) c = 0x7C00u;
+  return s | c;
+}
+
+}  // namespace mxk::dev

@@ -1,0 +1,84 @@
+// launch_impl.cuh - host-side template that turns a QuantLaunch into kernel
+// launches of tiles.cuh for one (input type, block quantizer) pair.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "common/launch.hpp"
+#include "common/tiles.cuh"
+#include "mx/error.hpp"
+
+namespace mxk::detail {
+
+inline dev::Side make_side(const ScaleOut& o, std::int64_t batch, std::int64_t srows, std::int64_t sblocks,
+                           std::int64_t data_row_elems, int bits, bool container8) {
+  dev::Side s{};
+  s.data = o.data;
+  s.scales = o.scales;
+  s.row_bytes = container8 ? data_row_elems : (data_row_elems * bits + 7) / 8;
+  s.srows = srows;
+  s.sblocks = sblocks;
+  s.nkt = (sblocks + 3) / 4;
+  s.smat = o.layout == mx::ScaleLayout::tcgen05 ? ((srows + 127) / 128) * 128 * s.nkt * 4 : srows * sblocks;
+  s.layout = o.layout == mx::ScaleLayout::dense ? dev::kDense
+             : o.layout == mx::ScaleLayout::dense_colwise ? dev::kDenseColwise : dev::kTcgen05;
+  s.transposed = o.transposed ? 1 : 0;
+  (void)batch;
+  return s;
+}
+
+inline int grid_for(std::int64_t work_items, int per_block) {
+  const std::int64_t b = (work_items + per_block - 1) / per_block;
+  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(b, std::int64_t{1} << 30)));
+}
+
+template <class In, class Q>
+void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
+  const bool c8 = q.packing == mx::Packing::container8;
+  dev::Params p{};
+  p.batch = q.batch;
+  p.M = q.M;
+  p.K = q.K;
+  const std::int64_t V = Q::V;
+  if (q.do_row) p.row = make_side(q.row, q.batch, q.M, (q.K + V - 1) / V, q.K, Q::BITS, c8);
+  if (q.do_col) p.col = make_side(q.col, q.batch, q.K, (q.M + V - 1) / V, q.col.transposed ? q.M : q.K, Q::BITS, c8);
+  p.container8 = c8 ? 1 : 0;
+  p.rule = static_cast<int>(q.recipe.rule);
+  p.nfb_ignore = q.recipe.nfb == mx::NonFiniteBlock::nonfinite_block_ignore ? 1 : 0;
+  p.inv_max = inv_max;
+  p.vec_in = ((q.K % 8) == 0 && (reinterpret_cast<std::uintptr_t>(q.x) % 16) == 0) ? 1 : 0;
+  p.gamax = q.gamax;
+  const In* x = static_cast<const In*>(q.x);
+  if (q.batch * q.M * q.K == 0) return;
+  if (q.do_row && !q.do_col) {
+    const std::int64_t threads = q.batch * q.M * p.row.sblocks * (V / 8);
+    dev::k_rowwise<In, Q><<<grid_for(threads, 256), 256, 0, s>>>(x, p);
+  } else {
+    const std::int64_t tiles = q.batch * ((q.M + dev::kTR - 1) / dev::kTR) * ((q.K + dev::kTC - 1) / dev::kTC);
+    const int grid = grid_for(tiles, 1);
+    if (q.do_row) {
+      dev::k_tile<In, Q, true, true><<<grid, 256, 0, s>>>(x, p);
+    } else {
+      dev::k_tile<In, Q, false, true><<<grid, 256, 0, s>>>(x, p);
+    }
+  }
+  check(cudaGetLastError(), "quantize kernel launch");
+}
+
+template <class In>
+void launch_mx_type(const QuantLaunch& q, cudaStream_t s) {
+  const float inv_max = inv_max_finite(q.recipe.elem);
+  switch (q.recipe.elem) {
+    case mx::Fmt::e4m3: return launch_family<In, dev::MxQ<dev::kE4M3>>(q, inv_max, s);
+    case mx::Fmt::e5m2: return launch_family<In, dev::MxQ<dev::kE5M2>>(q, inv_max, s);
+    case mx::Fmt::e3m2: return launch_family<In, dev::MxQ<dev::kE3M2>>(q, inv_max, s);
+    case mx::Fmt::e2m3: return launch_family<In, dev::MxQ<dev::kE2M3>>(q, inv_max, s);
+    case mx::Fmt::e2m1: return launch_family<In, dev::MxQ<dev::kE2M1>>(q, inv_max, s);
+    case mx::Fmt::int8: return launch_family<In, dev::MxQ<dev::kINT8>>(q, inv_max, s);
+    default: throw mx::InvalidArgument("device quantize: not an MX element format");
+  }
+}
+
+}  // namespace mxk::detail

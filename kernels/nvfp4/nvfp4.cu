@@ -1,0 +1,43 @@
+// nvfp4.cu - NVFP4 quantize (CONTRACT C5): global amax pass, then ue4m3
+// block scales and e2m1 elements in both operation orders (TransformerEngine,
+// torchao), rowwise/colwise/fused through the kernels of common/tiles.cuh.
+#include "common/launch_impl.cuh"
+
+namespace mxk::detail {
+
+template <int ORDER>
+static void nvfp4_order(const QuantLaunch& q, cudaStream_t s) {
+  switch (q.in) {
+    case mx::InType::bf16: return launch_family<__nv_bfloat16, dev::Nvfp4Q<ORDER>>(q, 0.0f, s);
+    case mx::InType::f16: return launch_family<__half, dev::Nvfp4Q<ORDER>>(q, 0.0f, s);
+    case mx::InType::f32: return launch_family<float, dev::Nvfp4Q<ORDER>>(q, 0.0f, s);
+  }
+}
+
+void launch_nvfp4(const QuantLaunch& q, cudaStream_t s) {
+  if (q.gamax == nullptr) throw mx::InvalidArgument("nvfp4 device quantize needs a global-amax scratch buffer");
+  launch_amax(q.in, q.x, q.batch * q.M * q.K, q.gamax, s);
+  if (q.recipe.nvfp4 == mx::Nvfp4Order::torchao) {
+    nvfp4_order<1>(q, s);
+  } else {
+    nvfp4_order<0>(q, s);
+  }
+}
+
+void launch_amax(mx::InType in, const void* x, std::int64_t n, std::uint32_t* out, cudaStream_t s) {
+  check(cudaMemsetAsync(out, 0, sizeof(std::uint32_t), s), "cudaMemsetAsync(amax)");
+  if (n == 0) return;
+  const int vec = (reinterpret_cast<std::uintptr_t>(x) % 16) == 0 ? 1 : 0;
+  int sms = 132;
+  int dev = 0;
+  if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  const int grid = std::max(1, std::min(grid_for((n + 7) / 8, 256), sms * 8));
+  switch (in) {
+    case mx::InType::bf16: dev::k_amax<__nv_bfloat16><<<grid, 256, 0, s>>>(static_cast<const __nv_bfloat16*>(x), n, vec, out); break;
+    case mx::InType::f16: dev::k_amax<__half><<<grid, 256, 0, s>>>(static_cast<const __half*>(x), n, vec, out); break;
+    case mx::InType::f32: dev::k_amax<float><<<grid, 256, 0, s>>>(static_cast<const float*>(x), n, vec, out); break;
+  }
+  check(cudaGetLastError(), "amax kernel launch");
+}
+
+}  // namespace mxk::detail

@@ -1,0 +1,100 @@
+// launch.cu - dispatch of one quantization (CONTRACT C4, C5, C7): checks the
+// recipe is one the kernels implement, runs the MX or NVFP4 kernels, and
+// zeroes the padding of tcgen05 scale buffers (C7: padding is 0x00).
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "common/launch.hpp"
+#include "common/tiles.cuh"
+#include "mx/error.hpp"
+
+namespace mxk::detail {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw mx::Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
+  }
+}
+
+void check_supported(const mx::Recipe& r, mx::Packing packing) {
+  (void)packing;
+  const mx::ConvPolicy& c = r.conv;
+  if (c.rounding != mx::Rounding::rne) {
+    throw mx::InvalidArgument("device quantize implements rounding rne only (recipe '" + r.name() + "')");
+  }
+  if (c.overflow != mx::Overflow::saturate) {
+    throw mx::InvalidArgument("device quantize implements overflow saturate only (recipe '" + r.name() + "')");
+  }
+  const bool fp8 = r.elem == mx::Fmt::e4m3 || r.elem == mx::Fmt::e5m2;
+  const bool nan_ok = c.nan == mx::NanPolicy::nan_default ||
+                      (fp8 && c.nan == mx::NanPolicy::nan_canonical) ||
+                      (!fp8 && c.nan == mx::NanPolicy::nan_to_max);
+  if (!nan_ok) {
+    throw mx::InvalidArgument("device quantize implements the default NaN policy only (recipe '" + r.name() + "')");
+  }
+  if (c.int8 != mx::Int8Range::int8_full || c.flush_input_subnormals) {
+    throw mx::InvalidArgument("device quantize implements int8_full without input flushing only (recipe '" +
+                              r.name() + "')");
+  }
+  if (r.is_nvfp4() ? r.block != 16 : r.block != 32) {
+    throw mx::InvalidArgument("device quantize implements block size 32 (MX) and 16 (NVFP4) only");
+  }
+}
+
+namespace {
+__global__ void k_zero_tcgen05_padding(std::uint8_t* s, std::int64_t rows, std::int64_t blocks, std::int64_t nkt,
+                                       std::int64_t mat, std::int64_t total) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
+    const std::int64_t off = i % mat;
+    const std::int64_t rt = off / (nkt * 512);
+    const std::int64_t rem = off - rt * nkt * 512;
+    const std::int64_t kt = rem / 512;
+    const std::int64_t w = rem - kt * 512;
+    const std::int64_t r = rt * 128 + ((w % 16) / 4) * 32 + w / 16;
+    const std::int64_t kb = kt * 4 + w % 4;
+    if (r >= rows || kb >= blocks) s[i] = 0;
+  }
+}
+}  // namespace
+
+void launch_zero_tcgen05_padding(std::uint8_t* scales, std::int64_t rows, std::int64_t blocks, std::int64_t batch,
+                                 cudaStream_t s) {
+  if (rows % 128 == 0 && blocks % 4 == 0) return;  // no padding
+  const std::int64_t nkt = (blocks + 3) / 4;
+  const std::int64_t mat = ((rows + 127) / 128) * 128 * nkt * 4;
+  const std::int64_t total = mat * batch;
+  if (total == 0) return;
+  const std::int64_t g = std::min<std::int64_t>((total + 255) / 256, 65536);
+  k_zero_tcgen05_padding<<<static_cast<int>(g), 256, 0, s>>>(scales, rows, blocks, nkt, mat, total);
+  check(cudaGetLastError(), "tcgen05 padding kernel launch");
+}
+
+void launch_quantize(const QuantLaunch& q, cudaStream_t s) {
+  check_supported(q.recipe, q.packing);
+  if (!q.do_row && !q.do_col) throw mx::InvalidArgument("device quantize: nothing to do (neither rowwise nor colwise)");
+  if (q.do_row && q.row.layout == mx::ScaleLayout::dense_colwise) {
+    throw mx::InvalidArgument("scale layout dense_colwise applies to colwise quantization only");
+  }
+  if (q.batch < 1 || q.M < 0 || q.K < 0) throw mx::ShapeError("device quantize: bad shape");
+  const std::int64_t V = q.recipe.block;
+  if (q.recipe.is_nvfp4()) {
+    launch_nvfp4(q, s);
+  } else {
+    switch (q.in) {
+      case mx::InType::bf16: launch_mx_bf16(q, s); break;
+      case mx::InType::f16: launch_mx_f16(q, s); break;
+      case mx::InType::f32: launch_mx_f32(q, s); break;
+    }
+  }
+  if (q.do_row && q.row.layout == mx::ScaleLayout::tcgen05) {
+    launch_zero_tcgen05_padding(q.row.scales, q.M, (q.K + V - 1) / V, q.batch, s);
+  }
+  if (q.do_col && q.col.layout == mx::ScaleLayout::tcgen05) {
+    launch_zero_tcgen05_padding(q.col.scales, q.K, (q.M + V - 1) / V, q.batch, s);
+  }
+}
+
+}  // namespace mxk::detail
