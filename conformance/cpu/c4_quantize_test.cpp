@@ -1,0 +1,230 @@
+// c4_quantize_test.cpp - CONTRACT C4 (with C3, C6, C7): whole-tensor
+// quantization bytes equal the bytes the oracle builds block by block
+// (oracle packing and oracle layout offsets), for random ragged and batched
+// shapes, rowwise / colwise (source and transposed data), every layout and
+// packing; colwise(X) equals rowwise(X^T); dequant(quant(x)) error bound.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+
+#include "common.hpp"
+#include "mx/quantize.hpp"
+#include "mx/recipe.hpp"
+
+using namespace cpu;
+using mx::Fmt;
+
+namespace {
+struct Shape {
+  std::int64_t batch, rows, cols;
+};
+rc::Gen<Shape> gen_shape() {
+  return rc::gen::apply([](int b, int r, int c) { return Shape{b, r, c}; }, rc::gen::inRange(1, 3),
+                        rc::gen::inRange(1, 70), rc::gen::inRange(1, 70));
+}
+std::vector<std::uint32_t> gen_tensor(Fmt f, std::size_t n) {
+  const mx::FormatDesc& d = mx::desc(f);
+  const int base = *rc::gen::inRange(-130, 120);
+  std::vector<std::uint32_t> x(n);
+  for (auto& v : x) {
+    v = *rc::gen::weightedOneOf<std::uint32_t>(
+        {{8, rc::gen::apply([base](bool neg, int off, std::uint32_t fr) { return make_f32(neg, base - off, fr); },
+                            rc::gen::arbitrary<bool>(), rc::gen::inRange(0, 16), gen_frac(d.is_int ? 6 : d.mbits))},
+         {1, rc::gen::element<std::uint32_t>(0u, 0x80000000u, 0x7FC00000u, 0xFF800000u)},
+         {1, rc::gen::arbitrary<std::uint32_t>()}});
+  }
+  return x;
+}
+
+// Expected bytes of quantize() built from the oracle: blocks by
+// mxo::quantize_block, rows packed by mxo::pack_row, scales placed by
+// mxo::layout_offset, padding 0x00.
+struct Expected {
+  std::vector<std::uint8_t> data, scales;
+};
+Expected oracle_quantize(const mx::Recipe& r, const Shape& s, const std::vector<std::uint32_t>& x,
+                         const mx::QuantizeOptions& o, const std::vector<std::uint32_t>* rb) {
+  const bool col = o.axis == mx::Axis::colwise;
+  const bool tr = col && o.data_order == mx::DataOrder::transposed;
+  const std::int64_t M = s.rows, K = s.cols, V = r.block;
+  const std::int64_t drows = tr ? K : M, dcols = tr ? M : K;
+  const std::int64_t srows = col ? K : M, sblocks = col ? (M + V - 1) / V : (K + V - 1) / V;
+  const auto lay = static_cast<mxo::Layout>(o.scale_layout);
+  Expected e;
+  e.scales.assign(static_cast<std::size_t>(mxo::layout_matrix_bytes(lay, srows, sblocks) * s.batch), 0);
+  std::vector<std::uint8_t> codes(static_cast<std::size_t>(drows * dcols));
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    const std::uint32_t* xb = x.data() + b * M * K;
+    for (std::int64_t ro = 0; ro < srows; ++ro) {
+      for (std::int64_t kb = 0; kb < sblocks; ++kb) {
+        const std::int64_t i0 = kb * V, n = std::min(V, (col ? M : K) - i0);
+        std::vector<std::uint32_t> blk, rbits;
+        for (std::int64_t j = 0; j < n; ++j) {
+          const std::int64_t m = col ? i0 + j : ro, k = col ? ro : i0 + j;
+          blk.push_back(xb[m * K + k]);
+          rbits.push_back(rb ? (*rb)[static_cast<std::size_t>(b * M * K + m * K + k)] : 0u);
+        }
+        const mxo::Block ob = mxo::quantize_block(blk.data(), n, 1, to_o(r.elem), to_o(r.rule), to_o(r.conv),
+                                                  to_o(r.nfb), rbits.data());
+        e.scales[static_cast<std::size_t>(mxo::layout_offset(lay, srows, sblocks, b, ro, kb))] = ob.scale;
+        for (std::int64_t j = 0; j < n; ++j) {
+          const std::int64_t m = col ? i0 + j : ro, k = col ? ro : i0 + j;
+          codes[static_cast<std::size_t>(tr ? k * M + m : m * K + k)] = ob.codes[static_cast<std::size_t>(j)];
+        }
+      }
+    }
+    for (std::int64_t row = 0; row < drows; ++row) {
+      std::vector<std::uint8_t> rc_(codes.begin() + row * dcols, codes.begin() + (row + 1) * dcols);
+      const auto packed = mxo::pack_row(to_o(r.elem), rc_, o.packing == mx::Packing::container8);
+      e.data.insert(e.data.end(), packed.begin(), packed.end());
+    }
+  }
+  return e;
+}
+
+std::string first_diff(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want) {
+  if (got.size() != want.size())
+    return "size observed " + std::to_string(got.size()) + ", expected " + std::to_string(want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i])
+      return "byte " + std::to_string(i) + " => observed " + hex(got[i]) + ", expected " + hex(want[i]);
+  return "";
+}
+}  // namespace
+
+RC_GTEST_PROP(C4Props, QuantizeBytesEqualOracle, ()) {
+  const std::vector<std::string> bases = {"mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "mxint8"};
+  const std::vector<std::string> mods = {"", ":rceil", ":ceil", ":even", ":rtz", ":rna", ":sr", ":propagate",
+                                         ":nonfinite_block_ignore", ":even:rna"};
+  const std::string name = *rc::gen::elementOf(bases) + *rc::gen::elementOf(mods);
+  const mx::Recipe r = mx::parse_recipe(name);
+  const Shape s = *gen_shape();
+  mx::QuantizeOptions o;
+  o.axis = *rc::gen::element(mx::Axis::rowwise, mx::Axis::colwise);
+  if (o.axis == mx::Axis::colwise) {
+    o.data_order = *rc::gen::element(mx::DataOrder::source, mx::DataOrder::transposed);
+    o.scale_layout = *rc::gen::element(mx::ScaleLayout::dense, mx::ScaleLayout::dense_colwise, mx::ScaleLayout::tcgen05);
+  } else {
+    o.scale_layout = *rc::gen::element(mx::ScaleLayout::dense, mx::ScaleLayout::tcgen05);
+  }
+  o.packing = *rc::gen::element(mx::Packing::packed, mx::Packing::container8);
+  const std::size_t n = static_cast<std::size_t>(s.batch * s.rows * s.cols);
+  const auto x = gen_tensor(r.elem, n);
+  std::vector<std::uint32_t> rb(n);
+  for (std::size_t i = 0; i < n; ++i) rb[i] = static_cast<std::uint32_t>(i * 2654435761u) ^ 0x5bd1e995u;
+  o.rbits = r.conv.rounding == mx::Rounding::sr ? rb.data() : nullptr;
+  const mx::TensorView t{x.data(), mx::InType::f32, s.batch, s.rows, s.cols};
+  const mx::Quantized q = mx::quantize(r, t, o);
+  const Expected e = oracle_quantize(r, s, x, o, o.rbits ? &rb : nullptr);
+  const std::string ctx = "C4: quantize " + name + " [" + std::to_string(s.batch) + "," + std::to_string(s.rows) + "," +
+                          std::to_string(s.cols) + "] " + std::string(mx::axis_name(o.axis)) + " " +
+                          std::string(mx::data_order_name(o.data_order)) + " " +
+                          std::string(mx::scale_layout_name(o.scale_layout)) + " " +
+                          std::string(mx::packing_name(o.packing));
+  const std::string dd = first_diff(q.data, e.data);
+  RC_ASSERT_MSG(dd.empty(), (ctx + ": data " + dd).c_str());
+  const std::string sd = first_diff(q.scales, e.scales);
+  RC_ASSERT_MSG(sd.empty(), (ctx + ": scales (C7 layout, padding 0x00) " + sd).c_str());
+}
+
+// colwise(X), transposed data, dense scales == rowwise(X^T) (C4).
+RC_GTEST_PROP(C4Props, ColwiseEqualsRowwiseOfTranspose, ()) {
+  const std::string name = *rc::gen::element<std::string>("mxfp8_e4m3", "mxfp4:rceil", "mxfp6_e2m3:even", "mxint8:ceil",
+                                                          "mxfp6_e3m2", "mxfp8_e5m2:rna");
+  const mx::Recipe r = mx::parse_recipe(name);
+  const Shape s = *gen_shape();
+  const std::size_t n = static_cast<std::size_t>(s.batch * s.rows * s.cols);
+  const auto x = gen_tensor(r.elem, n);
+  std::vector<std::uint32_t> xt(n);
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t m = 0; m < s.rows; ++m)
+      for (std::int64_t k = 0; k < s.cols; ++k)
+        xt[static_cast<std::size_t>(b * s.rows * s.cols + k * s.rows + m)] =
+            x[static_cast<std::size_t>(b * s.rows * s.cols + m * s.cols + k)];
+  mx::QuantizeOptions oc;
+  oc.axis = mx::Axis::colwise;
+  oc.data_order = mx::DataOrder::transposed;
+  const mx::Quantized qc = mx::quantize(r, {x.data(), mx::InType::f32, s.batch, s.rows, s.cols}, oc);
+  const mx::Quantized qr = mx::quantize(r, {xt.data(), mx::InType::f32, s.batch, s.cols, s.rows}, {});
+  const std::string ctx = "C4: colwise(X) vs rowwise(X^T) " + name + " [" + std::to_string(s.batch) + "," +
+                          std::to_string(s.rows) + "," + std::to_string(s.cols) + "]";
+  const std::string dd = first_diff(qc.data, qr.data);
+  RC_ASSERT_MSG(dd.empty(), (ctx + ": data " + dd).c_str());
+  const std::string sd = first_diff(qc.scales, qr.scales);
+  RC_ASSERT_MSG(sd.empty(), (ctx + ": scales " + sd).c_str());
+}
+
+// dequant(quant(x)) is within half an element ulp times the scale for
+// in-range values (rne, finite inputs, |x| * 2^-e <= max finite) (C4/C8).
+RC_GTEST_PROP(C4Props, DequantErrorWithinHalfUlp, ()) {
+  const std::string name = *rc::gen::element<std::string>("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3",
+                                                          "mxfp4", "mxint8", "mxfp8_e4m3:rceil", "mxfp4:ceil");
+  const mx::Recipe r = mx::parse_recipe(name);
+  const mx::FormatDesc& d = mx::desc(r.elem);
+  const int n = *rc::gen::inRange(1, 65);
+  std::vector<std::uint32_t> x = gen_tensor(r.elem, static_cast<std::size_t>(n));
+  for (auto& v : x)
+    if (!std::isfinite(f32(v))) v = 0;
+  const mx::Quantized q = mx::quantize(r, {x.data(), mx::InType::f32, 1, 1, n}, {});
+  const auto out = mx::dequantize(q, Fmt::fp32);
+  for (int i = 0; i < n; ++i) {
+    const std::uint8_t sc = mx::scale_code_at(q, 0, 0, i);
+    const int e = static_cast<int>(sc) - 127;
+    const double xv = f32(x[static_cast<std::size_t>(i)]);
+    const double scaled = std::ldexp(std::fabs(xv), -e);
+    if (scaled > mx::max_finite(d)) continue;  // clamped by the overflow policy (C3 floor)
+    // the element ulp at |x| * 2^-e: 2^(max(floor(log2), emin) - mbits), int8 2^-6
+    const int fl = scaled > 0 ? std::ilogb(scaled) : mx::emin(d);
+    const double ulp = d.is_int ? 1.0 / 64 : std::ldexp(1.0, std::max(fl, mx::emin(d)) - d.mbits);
+    float y;
+    std::memcpy(&y, out.data() + 4 * i, 4);
+    const double err = std::fabs(static_cast<double>(y) - xv);
+    const double bound = std::ldexp(ulp / 2, e);
+    // the fp32 output adds at most half an fp32 ulp of y when y is subnormal
+    const double slack = std::ldexp(1.0, -150);
+    RC_ASSERT_MSG(err <= bound + slack, ("C4/C8: |dequant(quant(x)) - x| " + std::to_string(err) + " > half ulp * scale " +
+                                         std::to_string(bound) + " for " + name + " input " + in32(x[i]) +
+                                         " scale " + hex(sc) + " element " + hex(mx::element_code_at(q, 0, 0, i)))
+                                            .c_str());
+  }
+}
+
+// The recipes of C4 parse to the table's element, block and rule.
+TEST(C4, RecipeTable) {
+  struct Row { const char* name; Fmt elem; int block; mx::ScaleRule rule; const char* why; };
+  const Row rows[] = {
+      {"mxfp8_e4m3", Fmt::e4m3, 32, mx::ScaleRule::floor, "C4: mxfp8_e4m3 e4m3 32 floor"},
+      {"mxfp8_e5m2", Fmt::e5m2, 32, mx::ScaleRule::floor, "C4: mxfp8_e5m2"},
+      {"mxfp6_e3m2", Fmt::e3m2, 32, mx::ScaleRule::floor, "C4: mxfp6_e3m2"},
+      {"mxfp6_e2m3", Fmt::e2m3, 32, mx::ScaleRule::floor, "C4: mxfp6_e2m3"},
+      {"mxfp4", Fmt::e2m1, 32, mx::ScaleRule::floor, "C4: mxfp4"},
+      {"mxint8", Fmt::int8, 32, mx::ScaleRule::floor, "C4: mxint8"},
+      {"mxfp8_e4m3:rceil", Fmt::e4m3, 32, mx::ScaleRule::rceil, "C4: the NVIDIA recipe"},
+      {"mxfp4:even", Fmt::e2m1, 32, mx::ScaleRule::even, "C4: :even"},
+      {"nvfp4", Fmt::e2m1, 16, mx::ScaleRule::floor, "C4/C5: nvfp4 e2m1 16"},
+  };
+  for (const auto& r : rows) {
+    const mx::Recipe rec = mx::parse_recipe(r.name);
+    EXPECT_EQ(rec.elem, r.elem) << r.why;
+    EXPECT_EQ(rec.block, r.block) << r.why;
+    if (!rec.is_nvfp4()) {
+      EXPECT_EQ(rec.rule, r.rule) << r.why;
+    }
+  }
+  const mx::Recipe n = mx::parse_recipe("nvfp4");
+  EXPECT_EQ(n.nvfp4, mx::Nvfp4Order::transformer_engine) << "C5: nvfp4 defaults to the TransformerEngine order";
+  EXPECT_EQ(mx::parse_recipe("nvfp4:torchao").nvfp4, mx::Nvfp4Order::torchao) << "C5: nvfp4:torchao";
+}
+
+// A short last block: amax over the real elements only (C4).
+TEST(C4, ShortLastBlock) {
+  // K = 33: the second block holds one element, 1.0 -> floor e4m3 scale 119.
+  std::vector<float> x(33, 300.0f);
+  x[32] = 1.0f;
+  const mx::Quantized q = mx::quantize(mx::parse_recipe("mxfp8_e4m3"), {x.data(), mx::InType::f32, 1, 1, 33}, {});
+  ASSERT_EQ(q.scales.size(), 2u) << "C4/C7: ceil(33/32) = 2 scales";
+  EXPECT_EQ(q.scales[0], 127 + 8 - 8) << "C3: amax 300 floor e4m3 -> 8 - 8 = 0 -> 0x7F";
+  EXPECT_EQ(q.scales[1], 119) << "C4: short block amax over its one element 1.0 -> 0 - 8 = -8 -> 119";
+  EXPECT_EQ(q.data[32], 0x78) << "C4: 1.0 * 2^8 = 256 -> e4m3 0x78, observed " << hex(q.data[32]);
+}
