@@ -1,0 +1,33 @@
+// gpu_gate.hpp - inputs and byte comparison for the `gpu` gate (issue 4).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mx/quantize.hpp"
+
+namespace gate {
+
+// Input distributions (STYLE 5: structured inputs as well as random bits).
+enum class Dist { uniform, wide, tiny, special, midpoints };
+const char* dist_name(Dist d);
+inline constexpr Dist kDists[] = {Dist::uniform, Dist::wide, Dist::tiny, Dist::special, Dist::midpoints};
+
+struct Input {
+  std::vector<std::uint8_t> bytes;
+  mx::TensorView view() const { return {bytes.data(), type, batch, rows, cols}; }
+  mx::InType type = mx::InType::f32;
+  std::int64_t batch = 1, rows = 0, cols = 0;
+};
+
+// Deterministic input of shape [batch, rows, cols]; `elem` steers the
+// midpoint distribution (midpoints between adjacent codes of that format).
+Input make_input(Dist d, mx::InType t, std::int64_t batch, std::int64_t rows, std::int64_t cols, mx::Fmt elem,
+                 std::uint64_t seed);
+
+// "" when equal, else a one-line description of the first difference.
+std::string diff_bytes(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want, const char* what);
+std::string diff_quantized(const mx::Quantized& got, const mx::Quantized& want);
+
+}  // namespace gate
