@@ -1,0 +1,1 @@
+// test_cli.cpp - placeholder, filled below.
