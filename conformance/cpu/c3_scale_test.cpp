@@ -215,3 +215,61 @@ RC_GTEST_PROP(C3Props, ScalingByPowerOfTwoShiftsScale, ()) {
                                 .c_str());
   }
 }
+
+// The `even` rule's boundaries: amax >= 2^k * (2 - 2^-(mb+1)) rounds up to
+// 2^(k+1) (ties away), for every binade k of normal fp32 and every element
+// format; the boundary and its fp32 neighbours, expected codes by hand.
+TEST(C3, EvenRuleThresholds) {
+  std::int64_t cases = 0;
+  for (Fmt f : elem_formats()) {
+    const mx::FormatDesc& d = mx::desc(f);
+    const int mb = d.is_int ? 6 : d.mbits;
+    const int emax_elem = mx::emax_elem(d);
+    for (int k = -126; k <= 126; ++k) {
+      const float t = std::ldexp(2.0f - std::ldexp(1.0f, -(mb + 1)), k);  // exact in fp32
+      for (float a : {std::nextafter(t, 0.0f), t, std::nextafter(t, INFINITY)}) {
+        const int e = (a >= t ? k + 1 : k) - emax_elem;
+        const auto want = static_cast<std::uint32_t>(std::min(127, std::max(-127, e)) + 127);
+        expect_scale(f, bits(a), ScaleRule::even,  want,
+                     "C3: even rounds amax to mbits+1 significant bits, ties away (threshold 2^k(2-2^-(mb+1)))");
+        ++cases;
+      }
+    }
+  }
+  std::printf("[ cases    ] C3 even thresholds compared %lld scale codes\n", static_cast<long long>(cases));
+}
+
+// The `rceil` boundaries: for every format and every scale exponent j, the
+// smallest fp32 amax whose code exceeds j + 127 (found by bisection over fp32
+// bit patterns with the oracle), and its two neighbours, through the fast path.
+TEST(C3, RceilBoundaries) {
+  std::int64_t cases = 0;
+  for (Fmt f : elem_formats()) {
+    for (int j = -125; j <= 126; ++j) {
+      const std::uint32_t target = static_cast<std::uint32_t>(j + 127);
+      // invariant: code(lo) <= target < code(hi)
+      std::uint32_t lo = 1, hi = 0x7F7FFFFFu;
+      if (mxo::scale_code(lo, to_o(f), mxo::ScaleRule::rceil) > target) continue;
+      if (mxo::scale_code(hi, to_o(f), mxo::ScaleRule::rceil) <= target) continue;
+      while (hi - lo > 1) {
+        const std::uint32_t mid = lo + (hi - lo) / 2;
+        if (mxo::scale_code(mid, to_o(f), mxo::ScaleRule::rceil) <= target) lo = mid;
+        else hi = mid;
+      }
+      for (std::uint32_t a : {lo, hi, hi + 1}) {
+        const std::uint32_t got = mx::scale_code_finite(a, f, ScaleRule::rceil);
+        const std::uint32_t want = mxo::scale_code(a, to_o(f), mxo::ScaleRule::rceil);
+        ASSERT_EQ(got, want) << "C3: rceil boundary " << mx::desc(f).name << " j=" << j << " amax " << in32(a)
+                             << " => observed " << hex(got) << ", expected " << hex(want);
+        ++cases;
+      }
+      // q = amax * fp32(1/max) <= 2^j at lo, > 2^j at hi (CONTRACT C3 rceil).
+      EXPECT_EQ(mxo::scale_code(lo, to_o(f), mxo::ScaleRule::rceil), target);
+    }
+  }
+  // By hand: e4m3 448 -> 127 and 449 -> 128 (worked case), so the e4m3
+  // boundary for j = 0 lies in (448, 449].
+  EXPECT_EQ(mx::scale_code_finite(bits(448.0f), Fmt::e4m3, ScaleRule::rceil), 127u) << "C3 worked: 448 rceil 127";
+  EXPECT_EQ(mx::scale_code_finite(bits(449.0f), Fmt::e4m3, ScaleRule::rceil), 128u) << "C3 worked: 449 rceil 128";
+  std::printf("[ cases    ] C3 rceil boundaries compared %lld scale codes\n", static_cast<long long>(cases));
+}

@@ -228,3 +228,72 @@ TEST(C4, ShortLastBlock) {
   EXPECT_EQ(q.scales[1], 119) << "C4: short block amax over its one element 1.0 -> 0 - 8 = -8 -> 119";
   EXPECT_EQ(q.data[32], 0x78) << "C4: 1.0 * 2^8 = 256 -> e4m3 0x78, observed " << hex(q.data[32]);
 }
+
+// bf16 and fp16 tensors widen exactly, then quantize like fp32 (C2, C4).
+RC_GTEST_PROP(C4Props, HalfInputTensorsEqualOracle, ()) {
+  const std::string name = *rc::gen::element<std::string>("mxfp8_e4m3", "mxfp8_e5m2:rceil", "mxfp6_e3m2:even",
+                                                          "mxfp6_e2m3:rna", "mxfp4:ceil", "mxint8");
+  const mx::Recipe r = mx::parse_recipe(name);
+  const bool bf = *rc::gen::arbitrary<bool>();
+  const Shape s = *gen_shape();
+  const std::size_t n = static_cast<std::size_t>(s.batch * s.rows * s.cols);
+  const auto h = *rc::gen::container<std::vector<std::uint16_t>>(n, rc::gen::arbitrary<std::uint16_t>());
+  std::vector<std::uint32_t> wide(n);
+  for (std::size_t i = 0; i < n; ++i)
+    wide[i] = mxo::round_ieee(mxo::Fmt::fp32, bf ? mxo::from_bf16(h[i]) : mxo::from_f16(h[i]));  // exact widening
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isnan(f32(wide[i]))) wide[i] = (bf ? (std::uint32_t{h[i]} << 16) : mx::f16_to_f32_bits(h[i]));  // keep NaN bits
+  mx::QuantizeOptions o;
+  o.axis = *rc::gen::element(mx::Axis::rowwise, mx::Axis::colwise);
+  const mx::Quantized q = mx::quantize(r, {h.data(), bf ? mx::InType::bf16 : mx::InType::f16, s.batch, s.rows, s.cols}, o);
+  const Expected e = oracle_quantize(r, s, wide, o, nullptr);
+  const std::string ctx = "C2/C4: quantize " + name + " from " + (bf ? "bf16" : "fp16") + " [" + std::to_string(s.batch) +
+                          "," + std::to_string(s.rows) + "," + std::to_string(s.cols) + "] " + std::string(mx::axis_name(o.axis));
+  const std::string dd = first_diff(q.data, e.data);
+  RC_ASSERT_MSG(dd.empty(), (ctx + ": data " + dd).c_str());
+  const std::string sd = first_diff(q.scales, e.scales);
+  RC_ASSERT_MSG(sd.empty(), (ctx + ": scales " + sd).c_str());
+}
+
+// NVFP4 whole tensors (C5 through C4's quantize): global amax over the
+// tensor, one oracle block per 16 elements, tcgen05 or dense scales.
+RC_GTEST_PROP(C4Props, Nvfp4TensorEqualsOracle, ()) {
+  const bool te = *rc::gen::arbitrary<bool>();
+  const mx::Recipe r = mx::parse_recipe(te ? "nvfp4" : "nvfp4:torchao");
+  const Shape s = *gen_shape();
+  const std::size_t n = static_cast<std::size_t>(s.batch * s.rows * s.cols);
+  std::vector<std::uint32_t> x = gen_tensor(Fmt::e2m1, n);
+  for (auto& v : x)
+    if (!std::isfinite(f32(v))) v = 0;
+  mx::QuantizeOptions o;
+  o.scale_layout = *rc::gen::element(mx::ScaleLayout::dense, mx::ScaleLayout::tcgen05);
+  const mx::Quantized q = mx::quantize(r, {x.data(), mx::InType::f32, s.batch, s.rows, s.cols}, o);
+  // global amax (exact max of |x|)
+  std::uint32_t g = 0;
+  for (auto v : x)
+    if (mxo::compare(mxo::from_f32(v & 0x7FFFFFFFu), mxo::from_f32(g)) > 0) g = v & 0x7FFFFFFFu;
+  const std::string ctx = std::string("C5: quantize ") + (te ? "nvfp4" : "nvfp4:torchao") + " [" + std::to_string(s.batch) +
+                          "," + std::to_string(s.rows) + "," + std::to_string(s.cols) + "] global amax " + in32(g);
+  RC_ASSERT_MSG(q.global_amax_bits == g, (ctx + ": global amax observed " + in32(q.global_amax_bits)).c_str());
+  if (g == 0) return;  // torchao divides by a zero per-tensor scale: not modelled
+  const mxo::Nvfp4Tensor t = mxo::nvfp4_tensor(te, g);
+  const auto lay = static_cast<mxo::Layout>(o.scale_layout);
+  const std::int64_t nkb = (s.cols + 15) / 16;
+  std::vector<std::uint8_t> scales(static_cast<std::size_t>(mxo::layout_matrix_bytes(lay, s.rows, nkb) * s.batch), 0);
+  std::vector<std::uint8_t> data;
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t m = 0; m < s.rows; ++m) {
+      std::vector<std::uint8_t> row(static_cast<std::size_t>(s.cols));
+      for (std::int64_t kb = 0; kb < nkb; ++kb) {
+        const std::int64_t i0 = kb * 16, cnt = std::min<std::int64_t>(16, s.cols - i0);
+        const std::uint8_t sc = mxo::nvfp4_block(te, t, x.data() + (b * s.rows + m) * s.cols + i0, cnt, 1, row.data() + i0);
+        scales[static_cast<std::size_t>(mxo::layout_offset(lay, s.rows, nkb, b, m, kb))] = sc;
+      }
+      const auto packed = mxo::pack_row(mxo::Fmt::e2m1, row, false);
+      data.insert(data.end(), packed.begin(), packed.end());
+    }
+  const std::string dd = first_diff(q.data, data);
+  RC_ASSERT_MSG(dd.empty(), (ctx + ": data " + dd).c_str());
+  const std::string sd = first_diff(q.scales, scales);
+  RC_ASSERT_MSG(sd.empty(), (ctx + ": scales " + sd).c_str());
+}

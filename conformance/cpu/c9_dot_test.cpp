@@ -148,3 +148,42 @@ RC_GTEST_PROP(C9Props, Nvfp4DotFastEqualsOracle, ()) {
                                          " => observed " + in32(got) + ", expected " + in32(want))
                                             .c_str());
 }
+
+// exact_gemm: every output is the oracle's exact dot plus C (C9).
+RC_GTEST_PROP(C9Props, ExactGemmEqualsOracle, ()) {
+  const Fmt f = *rc::gen::elementOf(elem_formats());
+  const int M = *rc::gen::inRange(1, 6), N = *rc::gen::inRange(1, 6), K = *rc::gen::inRange(1, 70);
+  const int V = 32;
+  const int nkb = (K + V - 1) / V;
+  const int bitsz = mx::desc(f).bits;
+  auto codes = [&](int rows) {
+    std::vector<std::uint8_t> v(static_cast<std::size_t>(rows * K));
+    for (auto& c : v) {
+      c = *rc::gen::arbitrary<std::uint8_t>();
+      if (bitsz < 8) c = static_cast<std::uint8_t>(c & ((1u << bitsz) - 1u));
+      if (!std::isfinite(mx::decode(f, c))) c = 0;
+    }
+    return v;
+  };
+  const auto a = codes(M), b = codes(N);
+  std::vector<std::uint8_t> sa(static_cast<std::size_t>(M * nkb)), sb(static_cast<std::size_t>(N * nkb));
+  for (auto& s : sa) s = static_cast<std::uint8_t>(*rc::gen::inRange(100, 150));
+  for (auto& s : sb) s = static_cast<std::uint8_t>(*rc::gen::inRange(100, 150));
+  std::vector<float> c(static_cast<std::size_t>(M * N));
+  for (auto& v : c) v = static_cast<float>(*rc::gen::inRange(-1000, 1000)) / 8.0f;
+  const mx::ScaledOperand A{f, Fmt::ue8m0, V, M, K, a.data(), sa.data(), 1.0f};
+  const mx::ScaledOperand B{f, Fmt::ue8m0, V, N, K, b.data(), sb.data(), 1.0f};
+  const auto d = mx::exact_gemm(A, B, c.data());
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      const std::uint32_t want =
+          mxo::exact_dot({to_o(f), mxo::Fmt::ue8m0, a.data() + m * K, sa.data() + m * nkb, 0x3F800000u},
+                         {to_o(f), mxo::Fmt::ue8m0, b.data() + n * K, sb.data() + n * nkb, 0x3F800000u}, K, V,
+                         bits(c[static_cast<std::size_t>(m * N + n)]));
+      const std::uint32_t got = bits(d[static_cast<std::size_t>(m * N + n)]);
+      RC_ASSERT_MSG(same_result(got, want), ("C9: exact_gemm " + std::string(mx::desc(f).name) + " D[" + std::to_string(m) +
+                                             "][" + std::to_string(n) + "] => observed " + in32(got) + ", expected " +
+                                             in32(want))
+                                                .c_str());
+    }
+}
