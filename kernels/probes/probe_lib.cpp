@@ -231,6 +231,99 @@ std::string slot_name(const MapEntry& m) {
   return "T" + std::to_string(m.lane) + " R" + std::to_string(m.reg) + "." + std::to_string(m.elem);
 }
 
+
+// ---- CPU emulation (MXPROBE_EMULATE=1): the documented maps and a C9 model
+// stand in for the GPU, so the decoding and fitting logic can be tested
+// without one (cpu tests; see conformance/probes/).
+const mx::HwModelParams* g_emulate = nullptr;
+
+std::uint64_t get(const std::uint32_t* img, int regs, int wpr, int bits, int lane, int reg, int e) {
+  const std::uint32_t* w = img + (static_cast<std::size_t>(lane) * regs + reg) * wpr;
+  if (bits == 64) return (std::uint64_t{w[1]} << 32) | w[0];
+  const std::uint32_t mask = bits == 32 ? 0xFFFFFFFFu : ((1u << bits) - 1);
+  return (w[0] >> (e * bits)) & mask;
+}
+
+void emulate_batch(MmaForm f, TileBatch& b) {
+  const auto& fi = mx::form_info(f);
+  const Layout L(f);
+  const std::size_t M = static_cast<std::size_t>(fi.m), N = static_cast<std::size_t>(fi.n),
+                    K = static_cast<std::size_t>(fi.k);
+  const int ab = ebits_of(fi.a_elem), cb = ebits_of(fi.c_elem);
+  const bool wg = fi.threads == 128;
+  b.d_img.assign(static_cast<std::size_t>(b.ntiles) * L.c_words(), kPoison);
+  for (int t = 0; t < b.ntiles; ++t) {
+    std::vector<std::vector<std::uint64_t>> A(M, std::vector<std::uint64_t>(K)), B(N, std::vector<std::uint64_t>(K)),
+        C(M, std::vector<std::uint64_t>(N));
+    if (fi.a_regs) {
+      for (int l = 0; l < L.threads; ++l)
+        for (int r = 0; r < L.a_regs; ++r)
+          for (int e = 0; e < L.a_per; ++e) {
+            const mx::RowCol rc = mx::documented(f, Operand::A, l, r, e);
+            A[static_cast<std::size_t>(rc.row)][static_cast<std::size_t>(rc.col)] =
+                get(b.a_img.data() + static_cast<std::size_t>(t) * L.a_words(), L.a_regs, L.wpr_a, ab, l, r, e);
+          }
+    } else {
+      for (std::size_t m = 0; m < M; ++m)
+        for (std::size_t k = 0; k < K; ++k) {
+          std::uint64_t v = 0;
+          for (int i = ab / 8 - 1; i >= 0; --i)
+            v = (v << 8) | b.a_mat[static_cast<std::size_t>(t) * 2048 + (m * K + k) * static_cast<std::size_t>(ab / 8) + static_cast<std::size_t>(i)];
+          A[m][k] = v;
+        }
+    }
+    if (wg) {
+      for (std::size_t n = 0; n < N; ++n)
+        for (std::size_t k = 0; k < K; ++k) {
+          std::uint64_t v = 0;
+          for (int i = ab / 8 - 1; i >= 0; --i)
+            v = (v << 8) | b.b_mat[static_cast<std::size_t>(t) * 256 + (n * K + k) * static_cast<std::size_t>(ab / 8) + static_cast<std::size_t>(i)];
+          B[n][k] = v;
+        }
+    } else {
+      for (int l = 0; l < L.threads; ++l)
+        for (int r = 0; r < L.b_regs; ++r)
+          for (int e = 0; e < L.b_per; ++e) {
+            const mx::RowCol rc = mx::documented(f, Operand::B, l, r, e);
+            B[static_cast<std::size_t>(rc.col)][static_cast<std::size_t>(rc.row)] =
+                get(b.b_img.data() + static_cast<std::size_t>(t) * L.b_words(), L.b_regs, L.wpr_b, ab, l, r, e);
+          }
+    }
+    for (int l = 0; l < L.threads; ++l)
+      for (int r = 0; r < L.c_regs; ++r) {
+        const mx::RowCol rc = mx::documented(f, Operand::C, l, r, 0);
+        C[static_cast<std::size_t>(rc.row)][static_cast<std::size_t>(rc.col)] =
+            (wg && !b.use_c) ? 0 : get(b.c_img.data() + static_cast<std::size_t>(t) * L.c_words(), L.c_regs, L.wpr_c, cb, l, r, 0);
+      }
+    for (int l = 0; l < L.threads; ++l)
+      for (int r = 0; r < L.c_regs; ++r) {
+        const mx::RowCol rc = mx::documented(f, Operand::C, l, r, 0);
+        const std::size_t m = static_cast<std::size_t>(rc.row), n = static_cast<std::size_t>(rc.col);
+        std::uint32_t* w = b.d_img.data() + static_cast<std::size_t>(t) * L.c_words() +
+                           (static_cast<std::size_t>(l) * L.c_regs + r) * L.wpr_c;
+        if (fi.c_elem == Elem::f64) {
+          double acc = std::bit_cast<double>(C[m][n]);
+          for (std::size_t k = 0; k < K; ++k)
+            acc += std::bit_cast<double>(A[m][k]) * std::bit_cast<double>(B[n][k]);
+          const std::uint64_t u = std::bit_cast<std::uint64_t>(acc);
+          w[0] = static_cast<std::uint32_t>(u);
+          w[1] = static_cast<std::uint32_t>(u >> 32);
+          continue;
+        }
+        DotCase cs;
+        cs.a = A[m];
+        cs.b = B[n];
+        cs.c = static_cast<std::uint32_t>(C[m][n]);
+        w[0] = fi.c_elem == Elem::s32 ? exact_int_dot(cs) : mx::hw_dot(*g_emulate, fi.a_elem, cs);
+      }
+  }
+}
+
+void exec(MmaForm f, TileBatch& b) {
+  if (g_emulate) emulate_batch(f, b);
+  else run_batch(f, b, 0);
+}
+
 }  // namespace
 
 double elem_value(Elem e, std::uint64_t code) {
@@ -323,7 +416,7 @@ FragmentProbe probe_fragments(MmaForm f) {
       }
   }
   res.tiles = bd.b.ntiles;
-  run_batch(f, bd.b, 0);
+  exec(f, bd.b);
 
   int poison = 0;
   // ---- C/D ----
@@ -560,7 +653,7 @@ void run_cases(MmaForm f, std::vector<DotCase>& cases, bool shared_rows) {
     }
     bd.c_doc(t, C);
   }
-  run_batch(f, bd.b, 0);
+  exec(f, bd.b);
   for (int t = 0; t < ntiles; ++t)
     for (int l = 0; l < fi.threads; ++l)
       for (int r = 0; r < fi.c_regs; ++r) {
@@ -682,14 +775,14 @@ std::vector<Feature> feature_cases(MmaForm f) {
     if (split(d, 0, 1.0, s - 24) && split(d, 1, 1.0, s - 25))
       out.push_back({"round_final: c=2^12 + 2^(12-24)+2^(12-25)", d});
   }
-  // 6. Group size: products 2^0 at position 0 and 2^-(24+x) at position g.
-  for (std::size_t g : {std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{7}, std::size_t{8},
-                        std::size_t{15}, std::size_t{16}, std::size_t{31}}) {
-    if (g >= K) continue;
+  // 6. Group size: p0 = 2^X and p1 = -2^X cancel; pg = 2^-X is cut away
+  // when it is aligned in the same group as p0 (result 0), and survives
+  // exactly when it lies in a later group (result 2^-X).
+  const int X = (e == Elem::e4m3 || e == Elem::e5m2) ? 16 : 40;
+  for (std::size_t g = 2; g < K; ++g) {
     DotCase c = base();
-    bool ok = split(c, 0, 1.0, 0) && split(c, g, -1.0, -20);
-    c.c = std::bit_cast<std::uint32_t>(static_cast<float>(-1.0));
-    if (ok) out.push_back({"group: c=-1, p0=1, p" + std::to_string(g) + "=-2^-20 (cancellation)", c});
+    if (split(c, 0, 1.0, X) && split(c, 1, -1.0, X) && split(c, g, 1.0, -X))
+      out.push_back({"group: p0=2^" + std::to_string(X) + " p1=-p0 p" + std::to_string(g) + "=2^-" + std::to_string(X), c});
   }
   // 7. Subnormal operand (element's smallest positive) times 1, c = 0.
   {
@@ -751,4 +844,19 @@ std::vector<Feature> feature_cases(MmaForm f) {
   return out;
 }
 
+}  // namespace mxk::probes
+
+namespace mxk::probes {
+void set_emulation(const mx::HwModelParams* p) { g_emulate = p; }
+bool emulating() { return g_emulate != nullptr; }
+bool runnable(MmaForm f, std::string* why) {
+  if (g_emulate) {
+    if (mx::form_info(f).sm >= 120) {
+      if (why) *why = "needs sm_120a (not emulated)";
+      return false;
+    }
+    return true;
+  }
+  return form_runnable(f, why);
+}
 }  // namespace mxk::probes

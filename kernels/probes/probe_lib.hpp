@@ -61,4 +61,11 @@ std::uint32_t exact_int_dot(const mx::DotCase& cs);
 // Value of one element code as a double (for printing).
 double elem_value(mx::Elem e, std::uint64_t code);
 
+// CPU emulation of the GPU by the documented maps and model p (nullptr: off).
+// For tests of the decoding and fitting logic on machines without a GPU.
+void set_emulation(const mx::HwModelParams* p);
+bool emulating();
+// form_runnable(), or true for the sm_90 forms under emulation.
+bool runnable(mx::MmaForm f, std::string* why);
+
 }  // namespace mxk::probes

@@ -1,0 +1,183 @@
+// test_hw_model.cpp - CONTRACT C9 hardware accumulation model: hand-computed
+// cases, agreement with the exact dot product where no bits are cut, and
+// the model fitted on the H100 against the checked-in hardware cases
+// (conformance/probes/h100/<form>_cases.csv, written by `probe --out`).
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "mx/error.hpp"
+#include "mx/hw_model.hpp"
+
+namespace {
+
+using mx::DotCase;
+using mx::Elem;
+using mx::HwModelParams;
+using mx::HwRound;
+
+std::uint32_t fb(float x) { return std::bit_cast<std::uint32_t>(x); }
+
+DotCase bf16_case(std::initializer_list<float> a, std::initializer_list<float> b, float c) {
+  DotCase d;
+  for (float x : a) d.a.push_back(fb(x) >> 16);
+  for (float x : b) d.b.push_back(fb(x) >> 16);
+  d.c = fb(c);
+  return d;
+}
+
+TEST(C9_HwModel, HandComputedAlignment) {
+  HwModelParams p;  // group 32, 24 fraction bits, rz
+  p.frac_bits = 24;
+  // c = 1, p = 2^-30: cut away under rz (unit 2^-24).
+  DotCase d = bf16_case({std::ldexp(1.0f, -15)}, {std::ldexp(1.0f, -15)}, 1.0f);
+  EXPECT_EQ(mx::hw_dot(p, Elem::bf16, d), fb(1.0f)) << "C9: term below 2^-24 cut toward zero";
+  // Negative tiny term under rd: -1 unit, 1 - 2^-24 then rz to 23 bits.
+  d = bf16_case({-std::ldexp(1.0f, -15)}, {std::ldexp(1.0f, -15)}, 1.0f);
+  EXPECT_EQ(mx::hw_dot(p, Elem::bf16, d), fb(1.0f));
+  p.align = HwRound::rd;
+  EXPECT_EQ(mx::hw_dot(p, Elem::bf16, d), 0x3F7FFFFFu) << "C9: rd alignment makes -2^-30 one unit of 2^-24";
+  // Final rounding: 1 + 2^-24 + 2^-25 is 1 under rz, 1 + 2^-23 under rne.
+  p = HwModelParams{};
+  p.frac_bits = 30;
+  d = bf16_case({std::ldexp(1.0f, -12), std::ldexp(1.0f, -12)}, {std::ldexp(1.0f, -12), std::ldexp(1.0f, -13)}, 1.0f);
+  EXPECT_EQ(mx::hw_dot(p, Elem::bf16, d), fb(1.0f));
+  p.out_round = HwRound::rne;
+  EXPECT_EQ(mx::hw_dot(p, Elem::bf16, d), fb(1.0f) + 1);
+  // out_mbits 13: 1 + 2^-13 + 2^-20 keeps 1 + 2^-13 only.
+  p = HwModelParams{};
+  p.out_mbits = 13;
+  d = bf16_case({std::ldexp(1.0f, -7), std::ldexp(1.0f, -10)}, {std::ldexp(1.0f, -6), std::ldexp(1.0f, -10)}, 1.0f);
+  EXPECT_EQ(mx::hw_dot(p, Elem::bf16, d), fb(1.0f + std::ldexp(1.0f, -13)));
+}
+
+TEST(C9_HwModel, GroupsRoundBetweenSteps) {
+  // p0 = 2^16, p1 = -2^16, p2 = 2^-16: one group of 4 cuts p2 away (24 bits),
+  // groups of 2 keep it (the first group cancels to 0).
+  DotCase d = bf16_case({256.0f, -256.0f, std::ldexp(1.0f, -8), 0.0f}, {256.0f, 256.0f, std::ldexp(1.0f, -8), 0.0f}, 0.0f);
+  HwModelParams p;
+  p.group = 4;
+  EXPECT_EQ(mx::hw_dot(p, Elem::bf16, d), 0u);
+  p.group = 2;
+  EXPECT_EQ(mx::hw_dot(p, Elem::bf16, d), fb(std::ldexp(1.0f, -16)));
+}
+
+TEST(C9_HwModel, SpecialsPropagate) {
+  HwModelParams p;
+  DotCase d = bf16_case({INFINITY, 1.0f}, {1.0f, 1.0f}, 0.0f);
+  EXPECT_EQ(mx::hw_dot(p, Elem::bf16, d), 0x7F800000u);
+  d = bf16_case({INFINITY, INFINITY}, {1.0f, -1.0f}, 0.0f);
+  EXPECT_TRUE(mx::same_result(mx::hw_dot(p, Elem::bf16, d), 0x7FC00000u));
+  d = bf16_case({INFINITY}, {0.0f}, 0.0f);
+  EXPECT_TRUE(mx::same_result(mx::hw_dot(p, Elem::bf16, d), 0x7FC00000u));
+  DotCase e;
+  e.a = {0x7F};  // e4m3 NaN
+  e.b = {0x38};
+  EXPECT_TRUE(mx::same_result(mx::hw_dot(p, Elem::e4m3, e), 0xFFFFFFFFu));
+  EXPECT_FALSE(mx::same_result(0x7F800000u, 0x7FC00000u));
+  EXPECT_THROW(mx::hw_dot(p, Elem::s8, e), mx::InvalidArgument);
+}
+
+TEST(C9_HwModel, WideModelEqualsExactWhenNothingIsCut) {
+  // Narrow exponent range, 40 fraction bits, one group, RNE: no term loses a
+  // bit, so the model must equal the exact C9 dot product.
+  HwModelParams p;
+  p.group = 32;
+  p.frac_bits = 40;
+  p.out_round = HwRound::rne;
+  std::uint64_t s = 7;
+  auto rnd = [&] { s = s * 6364136223846793005ull + 1442695040888963407ull; return s >> 33; };
+  for (int t = 0; t < 2000; ++t) {
+    DotCase d;
+    for (int i = 0; i < 32; ++i) {
+      d.a.push_back(((rnd() & 1) << 7) | ((5 + rnd() % 5) << 3) | (rnd() & 7));
+      d.b.push_back(((rnd() & 1) << 7) | ((5 + rnd() % 5) << 3) | (rnd() & 7));
+    }
+    d.c = fb(static_cast<float>(static_cast<int>(rnd() % 2001) - 1000) / 64.0f);
+    ASSERT_EQ(mx::hw_dot(p, Elem::e4m3, d), mx::exact_dot_rne(Elem::e4m3, d)) << "case " << t;
+  }
+}
+
+TEST(C9_HwModel, FitRecoversAKnownModel) {
+  HwModelParams truth;
+  truth.group = 8;
+  truth.frac_bits = 13;
+  truth.out_mbits = 13;
+  std::vector<DotCase> cs;
+  std::uint64_t s = 11;
+  auto rnd = [&] { s = s * 6364136223846793005ull + 1442695040888963407ull; return s >> 33; };
+  for (int t = 0; t < 400; ++t) {
+    DotCase d;
+    for (int i = 0; i < 16; ++i) {
+      d.a.push_back(((rnd() & 1) << 7) | ((1 + rnd() % 14) << 3) | (rnd() & 7));
+      d.b.push_back(((rnd() & 1) << 7) | ((1 + rnd() % 14) << 3) | (rnd() & 7));
+    }
+    d.c = (static_cast<std::uint32_t>(rnd() & 1) << 31) | (static_cast<std::uint32_t>(110 + rnd() % 30) << 23) |
+          static_cast<std::uint32_t>(rnd() & 0x7FFFFF);
+    d.d = mx::hw_dot(truth, Elem::e4m3, d);
+    cs.push_back(d);
+  }
+  const mx::HwFit fit = mx::fit_hw_model(Elem::e4m3, 16, cs, 2);
+  ASSERT_FALSE(fit.exact.empty());
+  bool found = false;
+  for (const auto& p : fit.exact) found = found || p == truth;
+  EXPECT_TRUE(found) << "best " << mx::to_string(fit.best);
+}
+
+// ---- checked-in H100 hardware cases -----------------------------------------
+
+std::vector<std::uint64_t> split_hex(const std::string& s, std::size_t k) {
+  std::vector<std::uint64_t> v;
+  const std::size_t w = s.size() / k;
+  for (std::size_t i = 0; i < k; ++i) v.push_back(std::stoull(s.substr(i * w, w), nullptr, 16));
+  return v;
+}
+
+TEST(C9_HwModel, H100CheckedInCasesReproduced) {
+  const std::filesystem::path dir = MX_PROBES_H100_DIR;
+  int files = 0;
+  for (int i = 0; i < mx::kNumMmaForms; ++i) {
+    const auto f = static_cast<mx::MmaForm>(i);
+    std::string stem(mx::form_info(f).name);
+    std::replace(stem.begin(), stem.end(), '.', '_');
+    std::ifstream in(dir / (stem + "_cases.csv"));
+    if (!in) continue;
+    HwModelParams p;
+    ASSERT_NO_THROW(p = mx::h100_fitted_model(f)) << stem << ": cases checked in but no fitted model";
+    ++files;
+    std::string line;
+    std::getline(in, line);
+    std::size_t rows = 0, bad = 0;
+    while (std::getline(in, line)) {
+      std::stringstream ss(line);
+      std::string kind, a, b, c, d;
+      std::getline(ss, kind, ',');
+      std::getline(ss, a, ',');
+      std::getline(ss, b, ',');
+      std::getline(ss, c, ',');
+      std::getline(ss, d, ',');
+      if (kind == "mismatch") continue;  // cases the hardware run listed against an older fit
+      DotCase cs;
+      const std::size_t k = static_cast<std::size_t>(mx::form_info(f).k);
+      cs.a = split_hex(a, k);
+      cs.b = split_hex(b, k);
+      cs.c = static_cast<std::uint32_t>(std::stoul(c, nullptr, 16));
+      cs.d = static_cast<std::uint32_t>(std::stoul(d, nullptr, 16));
+      const std::uint32_t m = mx::hw_dot(p, mx::form_info(f).a_elem, cs);
+      ++rows;
+      if (!mx::same_result(m, cs.d)) {
+        ++bad;
+        if (bad < 10) ADD_FAILURE() << stem << " " << kind << " c=" << c << " => model " << std::hex << m << ", hardware: " << d;
+      }
+    }
+    EXPECT_GT(rows, 1000u) << stem;
+    EXPECT_EQ(bad, 0u) << stem << ": C9 fitted model " << mx::to_string(p);
+  }
+  if (files == 0) GTEST_SKIP() << "no H100 cases checked in under " << dir;
+}
+
+}  // namespace
