@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# tools/gpu-check.sh - issue 4 on a GPU machine in one call: the `gpu` gate
+# (ctest -L gpu), compute-sanitizer memcheck and racecheck on a gate subset,
+# and the benchmark. Logs and CSV go to $OUT (default ./gpu-out).
+#
+#   tools/gpu-check.sh --prepare   (here, no GPU needed) configure bench/standalone
+#                                  for 90a in build-gpu, build the gate and mxbench,
+#                                  copy them to .gpu-bin/ (carry that folder)
+#   tools/gpu-check.sh             (on the GPU machine) use .gpu-bin/ if present,
+#                                  else configure and build (-j16, 90a) there first
+# Env: NCU=1 adds a short Nsight Compute profile of the main kernels.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+bin=.gpu-bin
+
+build() {  # $1 = build dir, $2 = -j
+  cmake -S bench/standalone -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMX_CUDA_ARCHS=90a >/dev/null &&
+    cmake --build "$1" -j "$2" --target mx_gpu_gate mxbench
+}
+
+if [ "${1:-}" = "--prepare" ]; then
+  build build-gpu 2 || exit 1
+  mkdir -p "$bin"
+  cp build-gpu/gpu/mx_gpu_gate build-gpu/kernels/bench/mxbench "$bin"/
+  strip "$bin"/mx_gpu_gate "$bin"/mxbench 2>/dev/null || true
+  grep -qx "/$bin/" .git/info/exclude 2>/dev/null || echo "/$bin/" >> .git/info/exclude
+  ls -la "$bin"
+  exit 0
+fi
+
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv; } 2>&1 | tee "$OUT/device.txt"
+if [ ! -x "$bin/mx_gpu_gate" ]; then
+  echo "gpu-check: no prebuilt binaries in $bin; building here (90a, -j16)"
+  build build-gpu 16 2>&1 | tail -20 || exit 1
+  mkdir -p "$bin" && cp build-gpu/gpu/mx_gpu_gate build-gpu/kernels/bench/mxbench "$bin"/
+fi
+gate=$PWD/$bin/mx_gpu_gate
+
+# ctest -L gpu: one CTest test per gtest case, labelled gpu; a GTEST_SKIP
+# counts as skipped (as conformance/CMakeLists.txt registers them).
+ct=$(mktemp -d)
+{
+  "$gate" --gtest_list_tests | awk '/^[^ ]/{s=$1} /^  /{print s $1}' | while read -r t; do
+    echo "add_test([=[$t]=] \"$gate\" [=[--gtest_filter=$t]=])"
+    echo "set_tests_properties([=[$t]=] PROPERTIES LABELS gpu TIMEOUT 900 SKIP_REGULAR_EXPRESSION \"\\\\[  SKIPPED \\\\]\")"
+  done
+} > "$ct/CTestTestfile.cmake"
+t0=$(date +%s)
+(cd "$ct" && ctest -L gpu -j 12 --output-on-failure) > "$OUT/ctest.log" 2>&1
+gate_rc=$?
+t1=$(date +%s)
+echo "ctest -L gpu: rc=$gate_rc in $((t1 - t0)) s" | tee -a "$OUT/ctest.log"
+
+san_filter='GpuGateSanitizer.*:GpuGateErrors.*'
+compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$gate" --gtest_filter="$san_filter" > "$OUT/memcheck.log" 2>&1
+mem_rc=$?
+compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 "$gate" --gtest_filter="$san_filter" > "$OUT/racecheck.log" 2>&1
+race_rc=$?
+
+"$bin/mxbench" --out "$OUT/bench.csv" > "$OUT/bench.txt" 2>&1
+bench_rc=$?
+
+if [ "${NCU:-0}" = "1" ] && command -v ncu >/dev/null; then
+  timeout 240 ncu --clock-control none -k 'regex:k_rowwise|k_tile|k_pt_cast|k_amax' -c 6 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+    "$bin/mxbench" --size 16384x16384 --iters 5 > "$OUT/ncu.txt" 2>&1 || true
+fi
+
+{
+  echo "== gpu-check summary =="
+  head -1 "$OUT/device.txt"
+  grep -E "tests passed|tests failed|Total Test time" "$OUT/ctest.log"
+  grep -c "(Skipped)" "$OUT/ctest.log" | sed 's/^/skipped: /'
+  grep -E "\*\*\*Failed|Failed  |Exception" "$OUT/ctest.log" | head -20
+  echo "memcheck rc=$mem_rc: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
+  echo "racecheck rc=$race_rc: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tail -1)"
+  echo "bench rc=$bench_rc"
+  grep -E "^device|^16384x16384|^128x7168" "$OUT/bench.txt"
+} | tee "$OUT/summary.txt"
+[ $gate_rc -eq 0 ] && [ $mem_rc -eq 0 ] && [ $race_rc -eq 0 ] && [ $bench_rc -eq 0 ]
