@@ -195,11 +195,23 @@ class ConvertKind final : public Kind {
     if (r.p.flush_input_subnormals && ((r.x >> 23) & 0xFF) == 0) return t + "flushed subnormal input";
     const double v = std::fabs(static_cast<double>(mx::bits_f32(r.x)));
     const mx::FormatDesc& d = mx::desc(fmt_);
-    mx::ConvPolicy a = r.p, b = r.p, z = r.p;
-    a.rounding = mx::Rounding::rne;
-    b.rounding = mx::Rounding::rna;
+    mx::ConvPolicy z = r.p;
     z.rounding = mx::Rounding::rtz;
-    const bool tie = mx::encode_f32_bits(fmt_, r.x, a) != mx::encode_f32_bits(fmt_, r.x, b);
+    // A tie: exactly halfway between two neighbouring magnitudes (above max
+    // finite, the neighbour is max + one ulp, as if one more binade existed).
+    bool tie = false;
+    if (d.is_int) {
+      const double s = v * 64;
+      tie = s - std::floor(s) == 0.5;
+    } else {
+      const std::uint32_t maxc = mx::max_finite_code(d);
+      const double ulp_max = mx::max_finite(d) - static_cast<double>(mx::decode(fmt_, maxc - 1));
+      for (std::uint32_t c = 0; c <= maxc; ++c) {
+        const double lo = mx::decode(fmt_, c);
+        const double hi = c == maxc ? lo + ulp_max : static_cast<double>(mx::decode(fmt_, c + 1));
+        if (lo <= v && v < hi) tie = v == (lo + hi) / 2;
+      }
+    }
     std::string c;
     if (v > mx::max_finite(d)) {
       c = tie ? "overflow-boundary tie" : "overflow";
