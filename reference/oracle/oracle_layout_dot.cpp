@@ -159,6 +159,8 @@ struct Fixed {
 std::uint32_t exact_dot(const Row& a, const Row& b, std::int64_t k, int block, std::uint32_t c_bits) {
   Fixed pos, neg;
   bool nan = false, pinf = false, ninf = false;
+  // IEEE 754 sign of an exact zero sum under RNE: -0 only when every term is -0.
+  bool all_neg_zero = true;
   auto add_term = [&](const Value* f, int nf) {
     // IEEE product of the factors: NaN if any NaN or Inf * 0, Inf if any Inf.
     bool sign = false, any_inf = false, any_zero = false;
@@ -190,6 +192,7 @@ std::uint32_t exact_dot(const Row& a, const Row& b, std::int64_t k, int block, s
       else (sign ? ninf : pinf) = true;
       return;
     }
+    if (!(any_zero && sign)) all_neg_zero = false;
     if (any_zero) return;
     (sign ? neg : pos).add_bit_run(sig, exp);
   };
@@ -206,7 +209,7 @@ std::uint32_t exact_dot(const Row& a, const Row& b, std::int64_t k, int block, s
   if (pinf) return 0x7F800000u;
   if (ninf) return 0xFF800000u;
   const int cm = pos.cmp(neg);
-  if (cm == 0) return 0;  // exact zero: +0 (sign of an exact zero sum: see the tests)
+  if (cm == 0) return all_neg_zero ? 0x80000000u : 0u;
   const Fixed d = cm > 0 ? pos.minus(neg) : neg.minus(pos);
   const int t = d.top();
   // take up to 100 bits from the top, the rest as sticky

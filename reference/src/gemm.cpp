@@ -188,6 +188,10 @@ float exact_dot(const ScaledOperand& a, std::int64_t m, const ScaledOperand& b, 
         else ((na != nb) ? bninf : bpinf) = true;
         continue;
       }
+      // IEEE 754 6.3: an exact zero sum is -0 only when every term is -0
+      // (term sign: element signs and global-scale signs; scales are >= 0).
+      const bool tzero = pa.sig == 0 || pb.sig == 0 || sa.sig == 0 || sb.sig == 0 || ga.v.sig == 0 || gb.v.sig == 0;
+      if (!tzero || (na != nb) == (ga.v.neg != gb.v.neg)) acc.any_nonzero_or_pos = true;
       if (pa.sig == 0 || pb.sig == 0) continue;
       all_zero = false;
       const i128 p = static_cast<i128>(pa.sig * pb.sig) << (pa.exp + pb.exp - kLsb);
