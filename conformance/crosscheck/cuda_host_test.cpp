@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mx/convert.hpp"
 #include "xcheck/cuda_host.hpp"
@@ -50,9 +51,12 @@ TEST_P(CudaHost, AllBf16_C2) {
   xcheck::finish(rep);
 }
 
-TEST_P(CudaHost, AllFp16_C2) {
+// CUDA 13 has no fp16 -> e8m0 host conversion: the e8m0 checks are not
+// instantiated for fp16 inputs.
+class CudaHostFp16 : public ::testing::TestWithParam<CudaCheck> {};
+
+TEST_P(CudaHostFp16, AllFp16_C2) {
   const CudaCheck c = GetParam();
-  if (xcheck::is_e8m0(c.op)) GTEST_SKIP() << "CUDA 13 has no fp16 -> e8m0 host conversion";
   const auto rep = xcheck::sweep(std::string("fp16 all -> ") + c.name + " vs " + c.cuda, "C2", 16,
                                  std::uint64_t{1} << 16, xcheck::cuda_reasons(), [&](std::uint64_t i) {
                                    return xcheck::cuda_case(c, In::f16, static_cast<std::uint32_t>(i));
@@ -61,6 +65,15 @@ TEST_P(CudaHost, AllFp16_C2) {
 }
 
 INSTANTIATE_TEST_SUITE_P(C2, CudaHost, ::testing::ValuesIn(xcheck::cuda_checks()), param_name);
+
+std::vector<CudaCheck> fp16_checks() {
+  std::vector<CudaCheck> v;
+  for (const auto& c : xcheck::cuda_checks()) {
+    if (!xcheck::is_e8m0(c.op)) v.push_back(c);
+  }
+  return v;
+}
+INSTANTIATE_TEST_SUITE_P(C2, CudaHostFp16, ::testing::ValuesIn(fp16_checks()), param_name);
 
 // ---- decode directions: every code -> half (fp8/fp6/fp4) or bf16 (e8m0) ----
 // Every element value is exact in fp16 and every ue8m0 value exact in bf16,

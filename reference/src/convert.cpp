@@ -1,6 +1,7 @@
 // convert.cpp - the generic converter of CONTRACT C2 (encode/decode).
 #include "mx/convert.hpp"
 
+#include <array>
 #include <string>
 
 #include "mx/error.hpp"
@@ -81,6 +82,28 @@ std::uint64_t round_magnitude(std::uint64_t sig, std::int64_t exp, std::int64_t 
 std::uint32_t max_code_signed(const FormatDesc& d, bool neg) {
   return max_finite_code(d) | (neg ? sign_mask(d) : 0u);
 }
+
+// Per-format quantities used on every encode, derived once (at compile time)
+// from the descriptor by the C1 functions of format.hpp; encode_exact reads
+// them instead of re-deriving them per call (speed only: same values).
+struct Limits {
+  std::uint32_t sign;       // sign_mask
+  std::uint32_t max_code;   // max_finite_code
+  std::int64_t emin;        // emin
+  std::int64_t emax;        // emax
+  std::int64_t top_exp;     // top_finite_exp_field
+  std::uint64_t top_mant;   // top_finite_mant
+};
+constexpr Limits limits_of(const FormatDesc& d) {
+  return Limits{sign_mask(d), max_finite_code(d), emin(d), emax(d), top_finite_exp_field(d),
+                top_finite_mant(d)};
+}
+constexpr std::array<Limits, kFormatTable.size()> make_limits() {
+  std::array<Limits, kFormatTable.size()> out{};
+  for (std::size_t i = 0; i < kFormatTable.size(); ++i) out[i] = limits_of(kFormatTable[i]);
+  return out;
+}
+constexpr std::array<Limits, kFormatTable.size()> kLimits = make_limits();
 
 }  // namespace
 
@@ -199,11 +222,12 @@ std::uint32_t encode_inf(Fmt f, bool neg, const ConvPolicy& p) {
 
 std::uint32_t encode_exact(Fmt f, const Exact& v, const ConvPolicy& p, std::uint32_t rbits) {
   const FormatDesc& d = desc(f);
+  const Limits& lim = kLimits[static_cast<std::size_t>(f)];
   const bool neg = v.neg;
   // Step 2 (zero): keeps its sign; ue8m0 has no zero and takes its smallest code.
   if (v.sig == 0) {
     if (d.is_int || !d.is_signed) return 0u;
-    return neg ? sign_mask(d) : 0u;
+    return neg ? lim.sign : 0u;
   }
   // Unsigned formats cannot hold a negative value: NaN code (CONTRACT C1:
   // ue8m0/ue4m3 only ever receive non-negative amax-derived values).
@@ -227,16 +251,16 @@ std::uint32_t encode_exact(Fmt f, const Exact& v, const ConvPolicy& p, std::uint
 
   // Step 4 (round) at the quantum of |v|'s binade, as if the format had more
   // binades above its top (so "exceeds" is decided after rounding, C2).
-  const std::int64_t em = emin(d);
+  const std::int64_t em = lim.emin;
   const std::int64_t q = (E > em ? E : em) - d.mbits;
   // Far above the range: skip the rounding (huge shifts) and overflow.
-  const bool far_above = E > emax(d) + 2;
+  const bool far_above = E > lim.emax + 2;
   std::uint64_t n = far_above ? 0 : round_magnitude(v.sig, v.exp, q, p.rounding, neg, rbits);
   std::int64_t qq = q;
   if (!far_above && n == 0) {
     // Underflow to zero keeps the sign; ue8m0 has no zero: smallest code.
     if (!d.has_zero) return 0u;
-    return neg ? sign_mask(d) : 0u;
+    return neg ? lim.sign : 0u;
   }
   std::int64_t exp_field = 0;
   std::uint64_t mant = 0;
@@ -254,21 +278,22 @@ std::uint32_t encode_exact(Fmt f, const Exact& v, const ConvPolicy& p, std::uint
       exp_field = qq + d.mbits + d.bias;
       mant = n - (std::uint64_t{1} << d.mbits);
       // Step 5 (overflow)
-      const std::int64_t top = top_finite_exp_field(d);
-      if (exp_field > top || (exp_field == top && mant > top_finite_mant(d))) overflow = true;
+      const std::int64_t top = lim.top_exp;
+      if (exp_field > top || (exp_field == top && mant > lim.top_mant)) overflow = true;
     }
   }
   if (overflow) {
-    if (p.rounding == Rounding::rtz) return max_code_signed(d, neg);
+    const std::uint32_t maxc = lim.max_code | (neg ? lim.sign : 0u);
+    if (p.rounding == Rounding::rtz) return maxc;
     if (p.overflow == Overflow::propagate && d.propagate_code >= 0) {
-      return static_cast<std::uint32_t>(d.propagate_code) | (neg ? sign_mask(d) : 0u);
+      return static_cast<std::uint32_t>(d.propagate_code) | (neg ? lim.sign : 0u);
     }
-    return max_code_signed(d, neg);
+    return maxc;
   }
   // Step 6 (sign)
   const std::uint32_t code = (static_cast<std::uint32_t>(exp_field) << d.mbits) |
                              static_cast<std::uint32_t>(mant);
-  return code | (neg ? sign_mask(d) : 0u);
+  return code | (neg ? lim.sign : 0u);
 }
 
 std::uint32_t encode_scaled(Fmt f, std::uint32_t x, int scale_exp, const ConvPolicy& p,
