@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct Case {
   mx::Fmt fmt;
   mx::ConvPolicy pol;
 };
+
+void PrintTo(const Case& c, std::ostream* os) { *os << xcheck::policy_name(c.fmt, c.pol); }
 
 std::vector<Case> all_cases() {
   std::vector<Case> v;

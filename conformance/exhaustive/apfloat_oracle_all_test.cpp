@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,15 @@ using xcheck::Src;
 
 constexpr std::uint64_t kFp32PerPolicy = 10'000'000;
 
-std::string fmt_param_name(const ::testing::TestParamInfo<mx::Fmt>& info) {
-  return std::string(mx::desc(info.param).name);
+// A format as a test parameter (named in test names and in GoogleTest's
+// parameter comment).
+struct FmtParam {
+  mx::Fmt f;
+};
+void PrintTo(const FmtParam& p, std::ostream* os) { *os << mx::desc(p.f).name; }
+
+std::string fmt_param_name(const ::testing::TestParamInfo<FmtParam>& info) {
+  return std::string(mx::desc(info.param.f).name);
 }
 
 const char* src_name(Src s) { return s == Src::bf16 ? "bf16" : (s == Src::f16 ? "fp16" : "fp32"); }
@@ -44,10 +52,10 @@ const xcheck::SampledF32& fp32_set() {
 
 // ---- APFloat ------------------------------------------------------------------
 
-class ApFloatAll : public ::testing::TestWithParam<mx::Fmt> {};
+class ApFloatAll : public ::testing::TestWithParam<FmtParam> {};
 
 TEST_P(ApFloatAll, EveryBf16AndFp16_C2) {
-  const mx::Fmt f = GetParam();
+  const mx::Fmt f = GetParam().f;
   xcheck::Totals tot;
   for (Src src : {Src::bf16, Src::f16}) {
     for (const auto& p : xcheck::policies_for(f, true, false)) {
@@ -65,7 +73,7 @@ TEST_P(ApFloatAll, EveryBf16AndFp16_C2) {
 }
 
 TEST_P(ApFloatAll, Fp32TenMillionPerPolicy_C2) {
-  const mx::Fmt f = GetParam();
+  const mx::Fmt f = GetParam().f;
   const auto& set = fp32_set();
   xcheck::Totals tot;
   for (const auto& p : xcheck::policies_for(f, false, false)) {
@@ -80,17 +88,19 @@ TEST_P(ApFloatAll, Fp32TenMillionPerPolicy_C2) {
 }
 
 INSTANTIATE_TEST_SUITE_P(C2, ApFloatAll,
-                         ::testing::Values(mx::Fmt::e4m3, mx::Fmt::e5m2, mx::Fmt::e3m2, mx::Fmt::e2m3,
-                                           mx::Fmt::e2m1, mx::Fmt::int8, mx::Fmt::ue4m3),
+                         ::testing::Values(FmtParam{mx::Fmt::e4m3}, FmtParam{mx::Fmt::e5m2},
+                                           FmtParam{mx::Fmt::e3m2}, FmtParam{mx::Fmt::e2m3},
+                                           FmtParam{mx::Fmt::e2m1}, FmtParam{mx::Fmt::int8},
+                                           FmtParam{mx::Fmt::ue4m3}),
                          fmt_param_name);
 
 // ---- exact oracle ---------------------------------------------------------------
 
-class OracleAll : public ::testing::TestWithParam<mx::Fmt> {};
+class OracleAll : public ::testing::TestWithParam<FmtParam> {};
 
 TEST_P(OracleAll, EveryBf16AndFp16_C2) {
   ASSERT_TRUE(xcheck::oracle_enums_match()) << "mxo and mx enums no longer list members in the same order";
-  const mx::Fmt f = GetParam();
+  const mx::Fmt f = GetParam().f;
   xcheck::Totals tot;
   for (Src src : {Src::bf16, Src::f16}) {
     for (const auto& p : xcheck::policies_for(f, true, true)) {
@@ -108,7 +118,7 @@ TEST_P(OracleAll, EveryBf16AndFp16_C2) {
 
 TEST_P(OracleAll, Fp32TenMillionPerPolicy_C2) {
   ASSERT_TRUE(xcheck::oracle_enums_match()) << "mxo and mx enums no longer list members in the same order";
-  const mx::Fmt f = GetParam();
+  const mx::Fmt f = GetParam().f;
   const auto& set = fp32_set();
   xcheck::Totals tot;
   for (const auto& p : xcheck::policies_for(f, false, true)) {
@@ -123,8 +133,10 @@ TEST_P(OracleAll, Fp32TenMillionPerPolicy_C2) {
 }
 
 INSTANTIATE_TEST_SUITE_P(C2, OracleAll,
-                         ::testing::Values(mx::Fmt::e4m3, mx::Fmt::e5m2, mx::Fmt::e3m2, mx::Fmt::e2m3,
-                                           mx::Fmt::e2m1, mx::Fmt::int8, mx::Fmt::ue8m0, mx::Fmt::ue4m3),
+                         ::testing::Values(FmtParam{mx::Fmt::e4m3}, FmtParam{mx::Fmt::e5m2},
+                                           FmtParam{mx::Fmt::e3m2}, FmtParam{mx::Fmt::e2m3},
+                                           FmtParam{mx::Fmt::e2m1}, FmtParam{mx::Fmt::int8},
+                                           FmtParam{mx::Fmt::ue8m0}, FmtParam{mx::Fmt::ue4m3}),
                          fmt_param_name);
 
 }  // namespace

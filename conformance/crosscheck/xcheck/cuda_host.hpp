@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ struct CudaCheck {
   mx::Fmt fmt;
   mx::ConvPolicy pol;
 };
+
+// GoogleTest prints parameters in test names' comments: print the name.
+inline void PrintTo(const CudaCheck& c, std::ostream* os) { *os << c.name; }
+inline void PrintTo(CudaOp op, std::ostream* os) { *os << static_cast<int>(op); }
 
 inline const std::vector<CudaCheck>& cuda_checks() {
   using mx::Fmt;
