@@ -134,17 +134,52 @@ RC_GTEST_PROP(C9Props, ExactDotFastEqualsOracle, ()) {
 }
 
 // NVFP4 operands: ue4m3 scales and fp32 global scales (C5/C9).
+// The block form D = C + sum_b (XA XB gA gB) * (sum_i PA PB) with IEEE
+// specials (C9): a zero block times an Inf global scale is NaN, a nonzero
+// block times Inf is Inf; a zero ue4m3 scale gives a zero block.
+TEST(C9, BlockFormSpecials) {
+  struct Row { std::vector<std::uint8_t> a, b, sa, sb; float ga, gb; std::uint32_t want; const char* why; };
+  const float inf = INFINITY;
+  // e2m1: 1.0 = 0x2, 0 = 0x0; ue4m3 1.0 = 0x38
+  const Row rows[] = {
+      {{0x2, 0x0}, {0x2, 0x2}, {0x38}, {0x38}, inf, 1.0f, 0x7F800000u, "C9: (1*1 + 0*1) * Inf = +Inf (block form)"},
+      {{0x0, 0x0}, {0x2, 0x2}, {0x38}, {0x38}, inf, 1.0f, 0x7FC00000u, "C9: a zero block times Inf is NaN"},
+      {{0x2, 0xA}, {0x2, 0x2}, {0x38}, {0x38}, inf, 1.0f, 0x7FC00000u, "C9: (1 - 1) * Inf = 0 * Inf = NaN"},
+      {{0x2, 0x2}, {0x2, 0x2}, {0x38}, {0x38}, -inf, 1.0f, 0xFF800000u, "C9: 2 * -Inf = -Inf"},
+      {{0x2, 0x2}, {0x2, 0x2}, {0x00}, {0x38}, 1.0f, 1.0f, 0x00000000u, "C9: ue4m3 scale 0 gives +0"},
+      {{0xA, 0x2}, {0x2, 0x2}, {0x00}, {0x38}, -1.0f, 1.0f, 0x00000000u, "C9: (-1 + 1) * 0 * -1: +0 * -0 ... sum +0"},
+      {{0x2}, {0x2}, {0x38}, {0x38}, NAN, 1.0f, 0x7FC00000u, "C9: NaN global scale -> NaN"},
+      {{0x2}, {0x2}, {0x7F}, {0x38}, 1.0f, 1.0f, 0x7FC00000u, "C9: ue4m3 NaN scale 0x7F -> NaN"},
+  };
+  for (const auto& r : rows) {
+    const auto k = static_cast<std::int64_t>(r.a.size());
+    const mx::ScaledOperand A{Fmt::e2m1, Fmt::ue4m3, 16, 1, k, r.a.data(), r.sa.data(), r.ga};
+    const mx::ScaledOperand B{Fmt::e2m1, Fmt::ue4m3, 16, 1, k, r.b.data(), r.sb.data(), r.gb};
+    const std::uint32_t got = bits(mx::exact_dot(A, 0, B, 0, 0.0f));
+    EXPECT_TRUE(same_result(got, r.want)) << r.why << "\n  A {" << codes_hex(r.a) << "} sA {" << codes_hex(r.sa) << "} gA "
+                                          << in32(bits(r.ga)) << " . B {" << codes_hex(r.b) << "} gB " << in32(bits(r.gb))
+                                          << " => observed " << in32(got) << ", expected " << in32(r.want);
+    const std::uint32_t o = mxo::exact_dot({mxo::Fmt::e2m1, mxo::Fmt::ue4m3, r.a.data(), r.sa.data(), bits(r.ga)},
+                                           {mxo::Fmt::e2m1, mxo::Fmt::ue4m3, r.b.data(), r.sb.data(), bits(r.gb)}, k, 16, 0u);
+    EXPECT_TRUE(same_result(o, r.want)) << r.why << " (ORACLE) => " << in32(o);
+  }
+}
+
 RC_GTEST_PROP(C9Props, Nvfp4DotFastEqualsOracle, ()) {
   const int k = *rc::gen::inRange(1, 80);
   const auto code = rc::gen::map(rc::gen::arbitrary<std::uint8_t>(), [](std::uint8_t c) { return static_cast<std::uint8_t>(c & 0xF); });
   const auto a = *rc::gen::container<std::vector<std::uint8_t>>(static_cast<std::size_t>(k), code);
   const auto b = *rc::gen::container<std::vector<std::uint8_t>>(static_cast<std::size_t>(k), code);
   const std::size_t nb = static_cast<std::size_t>((k + 15) / 16);
-  const auto sc = rc::gen::map(rc::gen::inRange(0, 0x7F), [](int s) { return static_cast<std::uint8_t>(s); });
+  const auto sc = rc::gen::map(rc::gen::inRange(0, 0x80), [](int s) { return static_cast<std::uint8_t>(s); });  // 0x7F is NaN
   const auto sa = *rc::gen::container<std::vector<std::uint8_t>>(nb, sc);
   const auto sb = *rc::gen::container<std::vector<std::uint8_t>>(nb, sc);
-  const std::uint32_t ga = make_f32(false, *rc::gen::inRange(-60, 60), *rc::gen::arbitrary<std::uint32_t>());
-  const std::uint32_t gb = make_f32(false, *rc::gen::inRange(-60, 60), *rc::gen::arbitrary<std::uint32_t>());
+  // global scales: mostly positive normal, sometimes 0, negative, Inf or NaN
+  const auto gsc = rc::gen::weightedOneOf<std::uint32_t>(
+      {{12, rc::gen::apply([](int e, std::uint32_t fr) { return make_f32(false, e, fr); }, rc::gen::inRange(-60, 60),
+                           rc::gen::arbitrary<std::uint32_t>())},
+       {1, rc::gen::element<std::uint32_t>(0u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xBF800000u)}});
+  const std::uint32_t ga = *gsc, gb = *gsc;
   const mx::ScaledOperand A{Fmt::e2m1, Fmt::ue4m3, 16, 1, k, a.data(), sa.data(), f32(ga)};
   const mx::ScaledOperand B{Fmt::e2m1, Fmt::ue4m3, 16, 1, k, b.data(), sb.data(), f32(gb)};
   const std::uint32_t got = bits(mx::exact_dot(A, 0, B, 0, 0.0f));

@@ -1,7 +1,9 @@
 // oracle_layout_dot.cpp - the slow exact oracle for CONTRACT C6 (packing),
 // C7 (scale layouts, tcgen05 from an enumerated 128x4 tile) and C9 (exact
 // block-scaled dot product with a 2048-bit fixed-point sum). See oracle.hpp.
+#include <algorithm>
 #include <array>
+#include <vector>
 #include <stdexcept>
 
 #include "oracle.hpp"
@@ -157,53 +159,97 @@ struct Fixed {
 }  // namespace
 
 std::uint32_t exact_dot(const Row& a, const Row& b, std::int64_t k, int block, std::uint32_t c_bits) {
+  // D = C + sum_b (XA * XB * gA * gB) * (sum_{i in b} PA_i * PB_i), the block
+  // form of CONTRACT C9; specials as IEEE multiplication/addition would give
+  // them; finite values summed exactly in a 2048-bit fixed point.
   Fixed pos, neg;
   bool nan = false, pinf = false, ninf = false;
-  // IEEE 754 sign of an exact zero sum under RNE: -0 only when every term is -0.
-  bool all_neg_zero = true;
-  auto add_term = [&](const Value* f, int nf) {
-    // IEEE product of the factors: NaN if any NaN or Inf * 0, Inf if any Inf.
-    bool sign = false, any_inf = false, any_zero = false;
-    u128 sig = 1;
-    std::int64_t exp = 0;
-    for (int i = 0; i < nf; ++i) {
-      if (f[i].kind == Value::nan) {
-        nan = true;
-        return;
-      }
-      sign = sign != f[i].neg;
-      if (f[i].kind == Value::inf) {
-        any_inf = true;
+  bool all_neg_zero = true;  // IEEE 754 6.3: an exact zero sum is -0 only if every term is -0
+  const Value c = from_f32(c_bits);
+  if (c.kind == Value::nan) nan = true;
+  else if (c.kind == Value::inf) (c.neg ? ninf : pinf) = true;
+  else {
+    if (!(c.sig == 0 && c.neg)) all_neg_zero = false;
+    if (c.sig) (c.neg ? neg : pos).add_bit_run(c.sig, c.exp);
+  }
+  auto strip = [](std::uint64_t& s, std::int64_t& e) {
+    while (s && !(s & 1u)) {
+      s >>= 1;
+      ++e;
+    }
+  };
+  const std::int64_t nkb = cdiv(k, block);
+  for (std::int64_t kb = 0; kb < nkb; ++kb) {
+    // inner sum of element products
+    bool inan = false, ipinf = false, ininf = false, inner_all_neg_zero = true;
+    Fixed ipos, ineg;
+    struct Term { bool neg; u128 sig; std::int64_t exp; };
+    std::vector<Term> terms;
+    for (std::int64_t i = kb * block; i < std::min(k, (kb + 1) * block); ++i) {
+      const Value pa = decode(a.elem, a.codes[i]), pb = decode(b.elem, b.codes[i]);
+      const bool sg = pa.neg != pb.neg;
+      if (pa.kind == Value::nan || pb.kind == Value::nan) { inan = true; continue; }
+      if (pa.kind == Value::inf || pb.kind == Value::inf) {
+        if ((pa.kind == Value::finite && pa.sig == 0) || (pb.kind == Value::finite && pb.sig == 0)) inan = true;
+        else (sg ? ininf : ipinf) = true;
         continue;
       }
-      if (f[i].sig == 0) any_zero = true;
-      // strip trailing zeros so the product stays within 128 bits
-      std::uint64_t s = f[i].sig;
-      std::int64_t e = f[i].exp;
-      while (s && !(s & 1u)) {
-        s >>= 1;
-        ++e;
+      if (pa.sig == 0 || pb.sig == 0) {
+        if (!sg) inner_all_neg_zero = false;
+        continue;
       }
-      sig *= s;
-      exp += e;
+      inner_all_neg_zero = false;
+      std::uint64_t s1 = pa.sig, s2 = pb.sig;
+      std::int64_t e1 = pa.exp, e2 = pb.exp;
+      strip(s1, e1);
+      strip(s2, e2);
+      const Term t{sg, static_cast<u128>(s1) * s2, e1 + e2};
+      terms.push_back(t);
+      (sg ? ineg : ipos).add_bit_run(t.sig, t.exp);
     }
-    if (any_inf) {
-      if (any_zero) nan = true;
-      else (sign ? ninf : pinf) = true;
-      return;
-    }
-    if (!(any_zero && sign)) all_neg_zero = false;
-    if (any_zero) return;
-    (sign ? neg : pos).add_bit_run(sig, exp);
-  };
-  const Value c = from_f32(c_bits);
-  add_term(&c, 1);
-  for (std::int64_t i = 0; i < k; ++i) {
-    const std::int64_t kb = i / block;
-    const Value f[6] = {decode(a.elem, a.codes[i]), decode(b.elem, b.codes[i]),
-                        decode(a.scale_fmt, a.scales[kb]), decode(b.scale_fmt, b.scales[kb]),
+    const int icmp = ipos.cmp(ineg);
+    // the block factor
+    const Value f[4] = {decode(a.scale_fmt, a.scales[kb]), decode(b.scale_fmt, b.scales[kb]),
                         from_f32(a.global_scale), from_f32(b.global_scale)};
-    add_term(f, 6);
+    bool fnan = false, finf = false, fzero = false, fneg = false;
+    for (const Value& v : f) {
+      fnan = fnan || v.kind == Value::nan;
+      finf = finf || v.kind == Value::inf;
+      fzero = fzero || (v.kind == Value::finite && v.sig == 0);
+      fneg = fneg != v.neg;
+    }
+    if (fnan || (finf && fzero) || inan || (ipinf && ininf)) { nan = true; continue; }
+    if (ipinf || ininf) {
+      if (fzero) nan = true;
+      else ((ipinf != fneg) ? pinf : ninf) = true;
+      continue;
+    }
+    if (finf) {
+      if (icmp == 0) nan = true;
+      else (((icmp < 0) != fneg) ? ninf : pinf) = true;
+      continue;
+    }
+    if (icmp == 0 || fzero) {
+      // a zero block result: its sign is the inner sign times the factor's
+      const bool inner_neg = icmp == 0 ? inner_all_neg_zero && terms.empty() : icmp < 0;
+      if (!(inner_neg != fneg)) all_neg_zero = false;
+      continue;
+    }
+    all_neg_zero = false;
+    std::uint64_t fs[4];
+    std::int64_t fe[4];
+    for (int j = 0; j < 4; ++j) {
+      fs[j] = f[j].sig;
+      fe[j] = f[j].exp;
+      strip(fs[j], fe[j]);
+    }
+    // sa, sb <= 4 bits; gA, gB <= 24 bits each after stripping
+    const u128 fsig = static_cast<u128>(fs[0]) * fs[1] * fs[2] * fs[3];
+    const std::int64_t fexp = fe[0] + fe[1] + fe[2] + fe[3];
+    for (const Term& t : terms) {
+      // t.sig <= 16 bits (element significands), so t.sig * fsig < 2^80
+      (t.neg != fneg ? neg : pos).add_bit_run(t.sig * fsig, t.exp + fexp);
+    }
   }
   if (nan || (pinf && ninf)) return 0x7FC00000u;
   if (pinf) return 0x7F800000u;

@@ -164,7 +164,6 @@ float exact_dot(const ScaledOperand& a, std::int64_t m, const ScaledOperand& b, 
       ++g->v.exp;
     }
   }
-  const bool g_nan = ga.cls != Class::finite || gb.cls != Class::finite;  // Inf global: treat as NaN-free Inf below
   for (std::int64_t kb = 0; kb < nkb; ++kb) {
     Exact sa, sb;
     const Class ca = decode_exact(a.scale_fmt, a.scales[m * nkb + kb], &sa);
@@ -200,13 +199,23 @@ float exact_dot(const ScaledOperand& a, std::int64_t m, const ScaledOperand& b, 
     (void)all_zero;
     const bool scale_nan = ca == Class::nan || cb == Class::nan;
     if (bnan || scale_nan || (bpinf && bninf)) { acc.nan = true; continue; }
+    // The block factor XA * XB * gA * gB as IEEE would multiply it (C9): a
+    // NaN factor or 0 * Inf is NaN; Inf times the inner sum is Inf unless the
+    // inner sum is zero; a zero factor (ue4m3 0, global 0) times Inf is NaN.
+    const bool f_nan = ga.cls == Class::nan || gb.cls == Class::nan;
+    const bool f_inf = ga.cls == Class::inf || gb.cls == Class::inf;
+    const bool f_zero = sa.sig == 0 || sb.sig == 0 || (ga.cls == Class::finite && ga.v.sig == 0) ||
+                        (gb.cls == Class::finite && gb.v.sig == 0);
+    const bool f_neg = ga.v.neg != gb.v.neg;
+    if (f_nan || (f_inf && f_zero)) { acc.nan = true; continue; }
     if (bpinf || bninf) {
-      if (g_nan) { acc.nan = true; continue; }
-      (bpinf ? acc.pinf : acc.ninf) = true;  // scales are positive and finite
+      if (f_zero) { acc.nan = true; continue; }
+      ((bpinf != f_neg) ? acc.pinf : acc.ninf) = true;
       continue;
     }
-    if (g_nan) {
-      if (ga.cls == Class::nan || gb.cls == Class::nan) acc.nan = true;
+    if (f_inf) {
+      if (sum == 0) { acc.nan = true; continue; }
+      (((sum < 0) != f_neg) ? acc.ninf : acc.pinf) = true;
       continue;
     }
     const bool neg = sum < 0;
