@@ -7,8 +7,8 @@ namespace mxv {
 
 const Json& Json::at(const std::string& file, const std::string& key) const {
   if (t == T::object) {
-    for (const auto& [k, v] : o) {
-      if (k == key) return v;
+    for (std::size_t n = 0; n < keys.size(); ++n) {
+      if (keys[n] == key) return vals[n];
     }
   }
   throw mx::ParseError(file + ": JSON side file has no key '" + key + "'");
@@ -59,12 +59,12 @@ void dump(std::string& out, const Json& j, int ind) {
       break;
     case Json::T::object:
       out += "{\n";
-      for (std::size_t k = 0; k < j.o.size(); ++k) {
+      for (std::size_t k = 0; k < j.keys.size(); ++k) {
         out += pad;
-        esc(out, j.o[k].first);
+        esc(out, j.keys[k]);
         out += ": ";
-        dump(out, j.o[k].second, ind + 2);
-        out += k + 1 < j.o.size() ? ",\n" : "\n";
+        dump(out, j.vals[k], ind + 2);
+        out += k + 1 < j.keys.size() ? ",\n" : "\n";
       }
       out += end + "}";
       break;
@@ -101,7 +101,8 @@ struct Parser {
           ws();
           if (i >= s.size() || s[i] != ':') bad("expected ':'");
           ++i;
-          j.o.emplace_back(std::move(k), value());
+          j.keys.push_back(std::move(k));
+          j.vals.push_back(value());
           ws();
           if (i < s.size() && s[i] == ',') {
             ++i;
