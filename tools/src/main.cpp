@@ -7,6 +7,7 @@
 // line on stderr naming the file, line and column where they apply).
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -32,8 +33,9 @@ Every answer comes from the reference library (CONTRACT.md, clauses C1-C10).
 Typical session:
   mxconform gen --out vec                      # golden vectors (level 1, fixed seed)
   mxconform verify-manifest --manifest vectors/MANIFEST --dir vec
-  python3 fill.py vec/convert/e2m1_from_fp32.csv   # your implementation fills observed_*
-  mxconform check vec/convert/e2m1_from_fp32.csv   # byte-exact verdict per row
+  python3 tools/examples/fill_vectors.py vec/convert/e2m1_from_fp32.csv mine.csv
+                                               # your implementation fills observed
+  mxconform check mine.csv                     # byte-exact verdict per row
   mxconform quantize --recipe mxfp8_e4m3:rceil --in x.npy --out q
   mxconform check-tensor q.json mine.json      # first differing coordinates
   mxconform formats                            # formats, recipes, policies, layouts
@@ -158,20 +160,17 @@ int cmd_verify_manifest(const std::string& manifest, const std::string& dir) {
 
 int cmd_formats() {
   std::cout << "Element and scale formats (CONTRACT C1)\n";
-  std::cout << "  name    bits ebits mbits bias  max finite        min subnormal     NaN/Inf\n";
+  std::cout << "  name    bits ebits mbits  bias  max finite (code)      min subnormal   NaN / Inf\n";
   for (mx::Fmt f : mx::kMxFormats) {
     const auto& d = mx::desc(f);
-    std::ostringstream l;
-    l << "  " << d.name;
-    for (std::size_t i = d.name.size(); i < 8; ++i) l << ' ';
-    l << d.bits << "    " << d.ebits << "     " << d.mbits << "     " << d.bias;
-    std::string pad(d.bias < 10 ? 5 : (d.bias < 100 ? 4 : 3), ' ');
-    l << pad << mx::max_finite(d);
-    l << " (0x" << mxv::hex(mx::max_finite_code(d), 2) << ")";
-    l << "  " << mx::min_subnormal(d) << "  "
-      << (d.special == mx::Special::none ? "none" : d.special == mx::Special::ieee ? "Inf + NaN" : "NaN only");
-    std::cout << l.str() << "\n";
+    char mf[64], line[200];
+    std::snprintf(mf, sizeof mf, "%g (0x%02x)", mx::max_finite(d), static_cast<unsigned>(mx::max_finite_code(d)));
+    std::snprintf(line, sizeof line, "  %-7s %4d %5d %5d %5d  %-22s %-15g %s", std::string(d.name).c_str(), d.bits,
+                  d.ebits, d.mbits, d.bias, mf, mx::min_subnormal(d),
+                  d.special == mx::Special::none ? "none" : d.special == mx::Special::ieee ? "Inf + NaN" : "NaN only");
+    std::cout << line << "\n";
   }
+  std::cout << "  (int8: two's complement, code c means c/64; ue8m0: code c means 2^(c-127), 0xff NaN)\n";
   std::cout << "\nRecipes (C4, C5); modifiers append with ':' (e.g. mxfp8_e4m3:rceil:propagate)\n";
   for (const auto& r : mx::recipe_names()) {
     const mx::Recipe rr = mx::parse_recipe(r);
