@@ -134,6 +134,42 @@ __device__ __forceinline__ float exp2_neg(int se) {
   return __uint_as_float(0x00400000u);  // 2^-127
 }
 
+// Fast software encode of an fp32 value y (already scaled) with RNE and
+// saturation (C2 defaults), a handful of integer/fp32 instructions:
+//  - |y| >= 2^EMIN (target normal range): round the fp32 mantissa to MB bits
+//    with ties-to-even on the bit pattern; the carry into the exponent and
+//    the overflow past max finite fall out of the integer add (then clamp);
+//  - |y| <  2^EMIN (target subnormals): one fp32 add of C = 2^(EMIN-MB+23),
+//    whose ulp is the target's subnormal step, rounds RNE exactly once.
+// y = x * 2^-se is exact in fp32 except when it drops below 2^-126, where
+// every element format rounds it to a signed zero either way.
+template <int F>
+__device__ __forceinline__ uint32_t encode_fast(uint32_t yb) {
+  using D = Elem<F>;
+  const uint32_t a = yb & 0x7FFFFFFFu;
+  if (a > 0x7F800000u) return D::nanc;
+  if constexpr (D::is_int) {
+    // y already carries the 2^6 of int8 (see encode8): round to an integer.
+    int q = __float2int_rn(__uint_as_float(yb));  // Inf -> INT_MAX/INT_MIN, clamped below
+    q = q < -128 ? -128 : (q > 127 ? 127 : q);
+    return static_cast<uint32_t>(q) & 0xFFu;
+  } else {
+    constexpr int EMIN = 1 - D::bias;
+    constexpr uint32_t sbit = 1u << (D::bits - 1);
+    uint32_t c;
+    if (a >= static_cast<uint32_t>(EMIN + 127) << 23) {
+      constexpr int SH = 23 - D::mb;
+      const uint32_t r = (a + ((1u << (SH - 1)) - 1u) + ((a >> SH) & 1u)) >> SH;
+      c = r - (static_cast<uint32_t>(127 - D::bias) << D::mb);
+      c = c > D::maxc ? D::maxc : c;
+    } else {
+      constexpr uint32_t cb = static_cast<uint32_t>(EMIN - D::mb + 23 + 127) << 23;
+      c = __float_as_uint(__fadd_rn(__uint_as_float(a), __uint_as_float(cb))) - cb;
+    }
+    return c | ((yb >> 31) ? sbit : 0u);
+  }
+}
+
 // Encode 8 values of one thread (same block scale). codes[i] in low bits.
 template <int F>
 __device__ __forceinline__ void encode8(const uint32_t (&x)[8], int se, uint32_t (&codes)[8]) {
@@ -169,8 +205,13 @@ __device__ __forceinline__ void encode8(const uint32_t (&x)[8], int se, uint32_t
   } else
 #endif
   {
+    const float m = exp2_neg(se);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) codes[i] = encode_scaled_sw<F>(x[i], se);
+    for (int i = 0; i < 8; ++i) {
+      float y = __fmul_rn(__uint_as_float(x[i]), m);
+      if constexpr (Elem<F>::is_int) y = __fmul_rn(y, 64.0f);  // int8: v * 2^6, exact (C2)
+      codes[i] = encode_fast<F>(__float_as_uint(y));
+    }
   }
 }
 
@@ -222,7 +263,7 @@ __device__ __forceinline__ uint32_t scale_code(uint32_t a, int rule, float inv_m
 __device__ __forceinline__ uint32_t encode_ue4m3(float v) {  // v >= 0 or NaN
   const uint32_t b = __float_as_uint(v);
   if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0x7F;
-  return encode_scaled_sw<kE4M3>(b, 0) & 0x7Fu;  // +0 -> 0; v >= 0 always here
+  return encode_fast<kE4M3>(b) & 0x7Fu;  // +0 -> 0; v >= 0 always here
 }
 __device__ __forceinline__ float decode_e4m3_mag(uint32_t c) {  // ue4m3 / |e4m3|
   c &= 0x7Fu;

@@ -54,7 +54,7 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
   if (q.batch * q.M * q.K == 0) return;
   if (q.do_row && !q.do_col) {
     const std::int64_t threads = q.batch * q.M * p.row.sblocks * (V / 8);
-    dev::k_rowwise<In, Q><<<grid_for(threads, 256), 256, 0, s>>>(x, p);
+    dev::k_rowwise<In, Q><<<grid_for(threads, 512), 256, 0, s>>>(x, p);
   } else {
     const std::int64_t tiles = q.batch * ((q.M + dev::kTR - 1) / dev::kTR) * ((q.K + dev::kTC - 1) / dev::kTC);
     const int grid = grid_for(tiles, 1);

@@ -226,33 +226,38 @@ __global__ void __launch_bounds__(256) k_rowwise(const In* __restrict__ x, Param
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int lane = threadIdx.x & 31;
   const bool vout = (p.K % 8) == 0;
+  const bool small = total < (int64_t{1} << 32);
+  // Two independent groups per iteration: both loads are in flight before
+  // either is converted (memory-level parallelism).
   for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x + (threadIdx.x & ~31); base < total;
-       base += stride) {
-    const int64_t t = base + lane;
-    const bool live = t < total;
-    int64_t row = 0, g = 0;
-    if (live) {
-      if (total < (int64_t{1} << 32)) {
-        row = static_cast<uint32_t>(t) / static_cast<uint32_t>(G);
-      } else {
-        row = t / G;
+       base += 2 * stride) {
+    int64_t row[2], g[2];
+    int n[2];
+    uint32_t v[2][8];
+#pragma unroll
+    for (int u = 0; u < 2; ++u) {
+      const int64_t t = base + u * stride + lane;
+      row[u] = 0;
+      g[u] = 0;
+      n[u] = 0;
+      if (t < total) {
+        row[u] = small ? static_cast<int64_t>(static_cast<uint32_t>(t) / static_cast<uint32_t>(G)) : t / G;
+        g[u] = t - row[u] * G;
+        const int64_t r = p.K - g[u] * 8;
+        n[u] = r <= 0 ? 0 : (r >= 8 ? 8 : static_cast<int>(r));
       }
-      g = t - row * G;
+      load8<In>(x, row[u] * p.K + g[u] * 8, n[u], p.vec_in, v[u]);
     }
-    const int64_t k0 = g * 8;
-    int n = 0;
-    if (live) {
-      const int64_t r = p.K - k0;
-      n = r <= 0 ? 0 : (r >= 8 ? 8 : static_cast<int>(r));
-    }
-    uint32_t v[8];
-    load8<In>(x, row * p.K + k0, n, p.vec_in, v);
-    uint32_t codes[8];
-    const uint32_t sc = Q::block(v, n, p, codes);
-    if (n > 0) store8<Q::BITS>(p.row.data + row * p.row.row_bytes, g, n, codes, p.container8, Q::SHIFT8, vout);
-    if (live && (g % T) == 0) {
-      const int64_t b = row / p.M;
-      p.row.scales[scale_offset(p.row, b, row - b * p.M, g / T)] = static_cast<uint8_t>(sc);
+#pragma unroll
+    for (int u = 0; u < 2; ++u) {
+      const bool live = base + u * stride + lane < total;
+      uint32_t codes[8];
+      const uint32_t sc = Q::block(v[u], n[u], p, codes);
+      if (n[u] > 0) store8<Q::BITS>(p.row.data + row[u] * p.row.row_bytes, g[u], n[u], codes, p.container8, Q::SHIFT8, vout);
+      if (live && (g[u] % T) == 0) {
+        const int64_t b = row[u] / p.M;
+        p.row.scales[scale_offset(p.row, b, row[u] - b * p.M, g[u] / T)] = static_cast<uint8_t>(sc);
+      }
     }
   }
 }

@@ -5,7 +5,8 @@
 //
 // Extra options: --cases N (random numerics cases per form, default 1000000),
 // --fit N (cases used to fit the C9 model, default 65536), --seed S,
-// --no-fragments, --no-numerics, --threads T.
+// --no-fragments, --no-numerics, --threads T, --refit DIR (fit again on the
+// CPU from the numerics files a previous run wrote to DIR).
 #include <algorithm>
 #include <cstdlib>
 #include <cstdio>
@@ -32,7 +33,7 @@ namespace pr = mxk::probes;
 struct Opts {
   bool list = false, fragments = true, numerics = true;
   std::vector<std::string> names;
-  std::string out;
+  std::string out, refit;
   std::size_t cases = 1000000, fit = 65536;
   std::uint64_t seed = 2021;
   int threads = 0;
@@ -257,6 +258,64 @@ std::size_t run_scales(MmaForm f, const Opts&) {
   return diffs;
 }
 
+// Refit from a previous run's files (no GPU): the fit cases are regenerated
+// from the seed and their hardware d read from <stem>_fit_d.bin; feature and
+// sample rows come from <stem>_cases.csv.
+int refit(const std::string& dir, const std::vector<MmaForm>& forms, const Opts& o) {
+  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (MmaForm f : forms) {
+    if (!pr::has_float_numerics(f)) continue;
+    const auto& fi = mx::form_info(f);
+    std::ifstream bin(std::filesystem::path(dir) / (file_stem(f) + "_fit_d.bin"), std::ios::binary);
+    if (!bin) continue;
+    std::vector<std::uint32_t> d;
+    for (std::uint32_t v; bin.read(reinterpret_cast<char*>(&v), 4);) d.push_back(v);
+    std::vector<mx::DotCase> cs;
+    for (int t = 0; cs.size() < d.size(); ++t) {
+      auto tc = pr::random_tile_cases(f, o.seed, t);
+      cs.insert(cs.end(), tc.begin(), tc.end());
+    }
+    cs.resize(d.size());
+    for (std::size_t i = 0; i < d.size(); ++i) cs[i].d = d[i];
+    std::ifstream csv(std::filesystem::path(dir) / (file_stem(f) + "_cases.csv"));
+    std::string line;
+    std::size_t nfeat = 0;
+    std::getline(csv, line);
+    while (std::getline(csv, line)) {
+      if (line.rfind("feature", 0) != 0) continue;
+      std::stringstream ss(line);
+      std::string kind, a, b, c, dd;
+      std::getline(ss, kind, ',');
+      std::getline(ss, a, ',');
+      std::getline(ss, b, ',');
+      std::getline(ss, c, ',');
+      std::getline(ss, dd, ',');
+      mx::DotCase x;
+      const std::size_t k = static_cast<std::size_t>(fi.k), w = a.size() / k;
+      for (std::size_t i = 0; i < k; ++i) {
+        x.a.push_back(std::stoull(a.substr(i * w, w), nullptr, 16));
+        x.b.push_back(std::stoull(b.substr(i * w, w), nullptr, 16));
+      }
+      x.c = static_cast<std::uint32_t>(std::stoul(c, nullptr, 16));
+      x.d = static_cast<std::uint32_t>(std::stoul(dd, nullptr, 16));
+      cs.push_back(x);
+      ++nfeat;
+    }
+    const mx::HwFit fit = mx::fit_hw_model(fi.a_elem, fi.k, cs, threads);
+    std::cout << "REFIT " << fi.name << " on " << cs.size() << " cases (" << nfeat << " features): " << fit.exact.size()
+              << " exact candidates\n";
+    for (std::size_t i = 0; i < fit.exact.size() && i < 40; ++i) std::cout << "   exact: " << mx::to_string(fit.exact[i]) << "\n";
+    if (fit.exact.empty()) {
+      std::cout << "   best: " << mx::to_string(fit.best) << " (" << fit.best_mismatches << " mismatches)\n";
+      const auto bad = mx::hw_mismatches(fit.best, fi.a_elem, cs, 5);
+      for (std::size_t i : bad)
+        std::cout << "   " << case_row(i >= d.size() ? "feature" : "random", cs[i], mx::hw_dot(fit.best, fi.a_elem, cs[i]),
+                                     mx::elem_bits(fi.a_elem) / 4);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int probe_main(const std::vector<std::string>& args) {
@@ -270,6 +329,7 @@ int probe_main(const std::vector<std::string>& args) {
       };
       if (a == "--list") o.list = true;
       else if (a == "--out") o.out = next();
+      else if (a == "--refit") o.refit = next();
       else if (a == "--cases") o.cases = std::stoull(next());
       else if (a == "--fit") o.fit = std::stoull(next());
       else if (a == "--seed") o.seed = std::stoull(next());
@@ -288,6 +348,7 @@ int probe_main(const std::vector<std::string>& args) {
     const bool all = forms.empty();
     if (all)
       for (int i = 0; i < mx::kNumMmaForms; ++i) forms.push_back(static_cast<MmaForm>(i));
+    if (!o.refit.empty()) return refit(o.refit, forms, o);
     std::string dev, why;
     int ma = 0, mi = 0;
     static const mx::HwModelParams emu_params{};  // group 32, 24 bits, rz: a plausible stand-in
