@@ -96,7 +96,8 @@ std::string first_diff(const std::vector<std::uint8_t>& got, const std::vector<s
 RC_GTEST_PROP(C4Props, QuantizeBytesEqualOracle, ()) {
   const std::vector<std::string> bases = {"mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "mxint8"};
   const std::vector<std::string> mods = {"", ":rceil", ":ceil", ":even", ":rtz", ":rna", ":sr", ":propagate",
-                                         ":nonfinite_block_ignore", ":even:rna"};
+                                         ":nonfinite_block_ignore", ":even:rna", ":flush_input_subnormals",
+                                         ":rceil:sr:propagate"};
   const std::string name = *rc::gen::elementOf(bases) + *rc::gen::elementOf(mods);
   const mx::Recipe r = mx::parse_recipe(name);
   const Shape s = *gen_shape();

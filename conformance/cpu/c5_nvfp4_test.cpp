@@ -70,12 +70,15 @@ RC_GTEST_PROP(C5Props, Nvfp4FastEqualsOracle, ()) {
     v = *rc::gen::weightedOneOf<std::uint32_t>(
         {{6, rc::gen::apply([gexp](bool neg, int off, std::uint32_t fr) { return make_f32(neg, gexp - off, fr); },
                             rc::gen::arbitrary<bool>(), rc::gen::inRange(0, 24), gen_frac(1))},
-         {1, rc::gen::element<std::uint32_t>(0u, 0x80000000u)}});
+         {1, rc::gen::element<std::uint32_t>(0u, 0x80000000u)},
+         {*rc::gen::inRange(0, 2), rc::gen::element<std::uint32_t>(0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x7F7FFFFFu)}});
   }
   // the global amax is at least the block amax (it spans the whole tensor)
   std::uint32_t gamax = make_f32(false, gexp + *rc::gen::inRange(0, 20), *gen_frac(1));
   for (auto v : x)
-    if ((v & 0x7FFFFFFFu) > gamax) gamax = v & 0x7FFFFFFFu;
+    if ((v & 0x7FFFFFFFu) > gamax && (v & 0x7FFFFFFFu) <= 0x7F800000u) gamax = v & 0x7FFFFFFFu;  // NaN dropped
+  gamax = *rc::gen::weightedOneOf<std::uint32_t>({{20, rc::gen::just(gamax)},
+                                                  {1, rc::gen::element<std::uint32_t>(0u, 0x7F800000u, 0x00000001u)}});
   const mx::Nvfp4Factors f = mx::nvfp4_factors(order, gamax);
   const mxo::Nvfp4Tensor ot = mxo::nvfp4_tensor(te, gamax);
   const std::string ctx = std::string("C5: ") + (te ? "nvfp4 (TE)" : "nvfp4:torchao") + " global amax " + in32(gamax);

@@ -41,7 +41,7 @@ TEST(C7, WorkedTcgen05Offsets) {
 // byte is 0x00 and every real scale byte is where the formula says.
 TEST(C7, PaddingBytesAreZero) {
   std::vector<float> x(200 * 192);
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1e30f;  // scale 0xFF-free but far from 0x00: floor e4m3 -> 0xEF...
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1e30f;  // every real scale is 0xDA (floor: 99 - 8 + 127), never 0x00
   mx::QuantizeOptions o;
   o.scale_layout = mx::ScaleLayout::tcgen05;
   const mx::Quantized q = mx::quantize(mx::parse_recipe("mxfp8_e4m3"), {x.data(), mx::InType::f32, 1, 200, 192}, o);
@@ -55,7 +55,10 @@ TEST(C7, PaddingBytesAreZero) {
     padding += pad;
     const std::uint8_t want = pad ? 0x00 : want_scale;
     ASSERT_EQ(q.scales[static_cast<std::size_t>(off)], want)
-        << "C7: tcgen05 byte " << off << (pad ? " is padding and must be 0x00" : " holds a scale") << " => observed "
+        << "C7: tcgen05 (R=200, K=192) byte " << off
+        << (pad ? std::string(" is padding and must be 0x00")
+                : " holds scale (row " + std::to_string(c.row) + ", block " + std::to_string(c.block) + ")")
+        << " => observed "
         << hex(q.scales[static_cast<std::size_t>(off)]) << ", expected " << hex(want);
   }
   EXPECT_EQ(padding, 2048 - 200 * 6) << "C7: padding bytes = buffer - R * NKB";
