@@ -364,14 +364,24 @@ std::uint32_t round_ieee_parts(Fmt out, bool neg, u128 sig, bool sticky, std::in
   const std::int64_t L = exp + bitlen(sig) - 1;
   const std::int64_t emin = 1 - d.bias;
   const std::int64_t qe = std::max(L, emin) - d.mbits;  // exponent of one ulp
-  const std::int64_t drop = qe - exp;
+  std::int64_t drop = qe - exp;
+  if (drop > 120) {
+    // far below one ulp: keep 120 discarded bits, fold the rest into the sticky bit
+    const std::int64_t sh = drop - 120;
+    if (sh >= 128) {
+      sticky = sticky || sig != 0;
+      sig = 0;
+    } else {
+      sticky = sticky || (sig & ((static_cast<u128>(1) << sh) - 1)) != 0;
+      sig >>= sh;
+    }
+    exp += sh;
+    drop = 120;
+  }
   u128 n;
   if (drop <= 0) {
     if (sticky) throw std::logic_error("mxo: sticky needs discarded bits");
     n = sig << (-drop);
-  } else if (drop >= 127) {
-    n = 0;  // far below half an ulp (sig < 2^127)
-    // sig*2^exp < 2^(exp+128) <= 2^(qe+1)... only half if drop == 127 and sig == 2^126: not possible here
   } else {
     n = sig >> drop;
     const u128 rem = sig & ((static_cast<u128>(1) << drop) - 1);
