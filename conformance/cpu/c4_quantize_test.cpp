@@ -297,4 +297,19 @@ RC_GTEST_PROP(C4Props, Nvfp4TensorEqualsOracle, ()) {
   RC_ASSERT_MSG(dd.empty(), (ctx + ": data " + dd).c_str());
   const std::string sd = first_diff(q.scales, scales);
   RC_ASSERT_MSG(sd.empty(), (ctx + ": scales " + sd).c_str());
+  // C5 dequantization of the whole tensor, element by element.
+  const auto deq = mx::dequantize(q, Fmt::fp32);
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t m = 0; m < s.rows; ++m)
+      for (std::int64_t k = 0; k < s.cols; ++k) {
+        const std::int64_t idx = (b * s.rows + m) * s.cols + k;
+        const std::uint8_t e = mx::element_code_at(q, b, m, k), sc = mx::scale_code_at(q, b, m, k);
+        const std::uint32_t want = mxo::nvfp4_dequant(te, t, e, sc);
+        std::uint32_t got;
+        std::memcpy(&got, deq.data() + 4 * idx, 4);
+        RC_ASSERT_MSG(got == want || (std::isnan(f32(got)) && std::isnan(f32(want))),
+                      (ctx + ": dequant (" + std::to_string(b) + "," + std::to_string(m) + "," + std::to_string(k) +
+                       ") element " + hex(e) + " scale " + hex(sc) + " => observed " + in32(got) + ", expected " + in32(want))
+                          .c_str());
+      }
 }

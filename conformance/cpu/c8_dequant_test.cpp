@@ -3,6 +3,7 @@
 // a 0xFF scale gives NaN. Hand rows and every (element code, scale code)
 // pair of every format vs the oracle.
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <cmath>
 
@@ -96,4 +97,22 @@ TEST(C8, EveryCodeFastEqualsOracle) {
     }
   }
   std::printf("[ cases    ] C8 compared %lld dequantized elements\n", static_cast<long long>(cases));
+}
+
+// The fp32 -> bf16 / fp16 RNE roundings used by dequantization (C8) vs the
+// oracle, for every fp32 exponent and structured significands.
+RC_GTEST_PROP(C8Props, F32ToHalfRneEqualsOracle, ()) {
+  const std::uint32_t x = *rc::gen::oneOf(
+      rc::gen::arbitrary<std::uint32_t>(),
+      rc::gen::apply([](bool neg, int e, std::uint32_t fr) { return make_f32(neg, e, fr); }, rc::gen::arbitrary<bool>(),
+                     rc::gen::inRange(-150, 129), rc::gen::oneOf(gen_frac(7), gen_frac(10))));
+  const mxo::Value v = mxo::from_f32(x);
+  const std::uint32_t wb = mxo::round_ieee(mxo::Fmt::bf16, v), wh = mxo::round_ieee(mxo::Fmt::fp16, v);
+  const std::uint32_t gb = mx::f32_to_bf16_rne(f32(x)), gh = mx::f32_to_f16_rne(f32(x));
+  if (v.kind == mxo::Value::nan) {
+    RC_ASSERT(std::isnan(mx::decode(Fmt::bf16, gb)) && std::isnan(mx::decode(Fmt::fp16, gh)));
+    return;
+  }
+  RC_ASSERT_MSG(gb == wb, ("C8: fp32 " + in32(x) + " -> bf16 RNE => observed " + hex(gb, 4) + ", expected " + hex(wb, 4)).c_str());
+  RC_ASSERT_MSG(gh == wh, ("C8: fp32 " + in32(x) + " -> fp16 RNE => observed " + hex(gh, 4) + ", expected " + hex(wh, 4)).c_str());
 }
