@@ -150,6 +150,17 @@ TEST(VectorsCheck, OneFlippedBitAnywhereInAnyFileIsFoundAndTheLineNamed) {
   }
 }
 
+TEST(VectorsCheck, EveryBitOfOneFilledFileFlippedIsFound) {
+  const std::string rel = "pack/e2m1_packed.csv";
+  const std::string filled = mxv::fill_content(rel, mxt::slurp(src("vectors/" + rel)));
+  for (std::size_t pos = 0; pos < filled.size(); ++pos) {
+    for (int bit = 0; bit < 8; ++bit) {
+      expect_flip_found(rel, filled, pos, bit);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
 // Looks up the row whose leading input fields are `prefix` and returns its
 // expected fields joined by ','.
 std::string expected_of(const std::string& rel, const std::string& prefix) {

@@ -155,6 +155,10 @@ void parse_vector_file(const std::string& name, std::string_view content, Parsed
       col = 1;
       continue;
     }
+    if (c == '\r') {
+      throw mx::ParseError(name + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                           ": CR line end (vector files use \\n line ends; convert with dos2unix)");
+    }
     if (c < 0x20 || c > 0x7E) {
       throw mx::ParseError(name + ":" + std::to_string(line) + ":" + std::to_string(col) +
                            ": invalid byte 0x" + hex(c, 2) + " (vector files are printable ASCII)");

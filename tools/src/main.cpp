@@ -79,7 +79,7 @@ int cmd_gen(const std::string& out, int level, const std::string& seed_s, const 
   }
   for (const auto& d : dirs) mxv::make_dirs(d);
   for (const auto& f : files) mxv::write_file_atomic((std::filesystem::path(out) / f.relpath).string(), f.content);
-  if (o.recipes.empty()) mxv::write_file_atomic((std::filesystem::path(out) / "MANIFEST").string(), mxv::manifest_text(files));
+  mxv::write_file_atomic((std::filesystem::path(out) / "MANIFEST").string(), mxv::manifest_text(files));
   std::cout << "gen: level " << level << ", seed 0x" << mxv::hex(o.seed, 16) << ", " << files.size() << " files, " << rows
             << " rows, " << human(bytes) << " in " << out << "\n";
   for (const auto& [k, v] : per_kind) std::cout << "  " << k << ": " << v.first << " files, " << v.second << " rows\n";
@@ -233,7 +233,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 2))->capture_default_str();
   gen->add_option("--seed", gen_seed, "Seed of the random inputs (default 0x" + mxv::hex(mxv::kDefaultSeed, 16) + ")");
   gen->add_option("--recipes", gen_recipes,
-                  "Only the files for these recipes and their element formats (no MANIFEST is written)")
+                  "Only the files for these recipes and their element formats (MANIFEST lists what was written)")
       ->delimiter(',');
   gen->footer(
       "Examples:\n  mxconform gen --out /tmp/vec\n  mxconform gen --out /tmp/vec2 --level 2\n"
