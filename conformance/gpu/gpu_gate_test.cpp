@@ -96,6 +96,34 @@ TEST_P(Recipes, QuantizeBytesEqualReference) {
   EXPECT_EQ(runs, 5 * 3 * 5 * 8);
 }
 
+// The software conversions (forced where a hardware cvt would run, e.g. fp8
+// on sm_90a) give the same bytes (C2, C3): both device paths are gated.
+struct SoftwareOnly {
+  SoftwareOnly() { mxk::set_force_software(true); }
+  ~SoftwareOnly() { mxk::set_force_software(false); }
+};
+TEST_P(Recipes, SoftwarePathBytesEqualReference) {
+  REQUIRE_GPU();
+  const SoftwareOnly guard;
+  const mx::Recipe r = mx::parse_recipe(GetParam());
+  std::uint64_t seed = 700;
+  for (const Shape& s : {Shape{1, 1, 1}, Shape{1, 31, 33}, Shape{3, 45, 70}, Shape{1, 127, 129}}) {
+    for (mx::InType t : kTypes) {
+      for (Dist d : gate::kDists) {
+        const gate::Input in = gate::make_input(d, t, s.b, s.m, s.k, r.elem, seed++);
+        for (const Cfg& c : kCfgs) {
+          const mx::Quantized want = mx::quantize(r, in.view(), opts_of(c));
+          ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), opts_of(c)), want), "")
+              << where(GetParam(), c, t, s, d) << " (software conversion)";
+        }
+        const mxk::FusedQuantized f = mxk::quantize_device_fused(r, in.view(), opts_of(kCfgs[1]), opts_of(kCfgs[7]));
+        ASSERT_EQ(gate::diff_quantized(f.rowwise, mx::quantize(r, in.view(), opts_of(kCfgs[1]))), "") << "fused, software";
+        ASSERT_EQ(gate::diff_quantized(f.colwise, mx::quantize(r, in.view(), opts_of(kCfgs[7]))), "") << "fused, software";
+      }
+    }
+  }
+}
+
 // C6 container8 packing (one code per byte, e2m1 in bits 5..2).
 TEST_P(Recipes, Container8BytesEqualReference) {
   REQUIRE_GPU();
@@ -215,10 +243,14 @@ TEST(GpuGatePerTensor, Fp8BytesEqualReference) {
         const gate::Input in = gate::make_input(d, t, s.b, s.m, s.k, mx::Fmt::e4m3, seed++);
         const mxk::PerTensorFp8 want = mxk::per_tensor_fp8_reference(in.view());
         const mxk::PerTensorFp8 got = mxk::per_tensor_fp8_device(in.view());
+        mxk::set_force_software(true);
+        const mxk::PerTensorFp8 got_sw = mxk::per_tensor_fp8_device(in.view());
+        mxk::set_force_software(false);
         const std::string ctx = std::string(mx::in_type_name(t)) + " " + gate::dist_name(d) + " " + std::to_string(s.m) + "x" + std::to_string(s.k);
         ASSERT_EQ(got.amax_bits, want.amax_bits) << ctx;
         ASSERT_EQ(mx::f32_bits(got.scale_inv), mx::f32_bits(want.scale_inv)) << ctx;
         ASSERT_EQ(gate::diff_bytes(got.data, want.data, "per-tensor e4m3 codes"), "") << ctx;
+        ASSERT_EQ(gate::diff_bytes(got_sw.data, want.data, "per-tensor e4m3 codes (software)"), "") << ctx;
         for (mx::Fmt out : {mx::Fmt::fp32, mx::Fmt::bf16, mx::Fmt::fp16}) {
           ASSERT_EQ(gate::diff_bytes(mxk::per_tensor_fp8_dequant_device(want, out),
                                      mxk::per_tensor_fp8_dequant_reference(want, out), "per-tensor dequant"), "")

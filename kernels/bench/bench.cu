@@ -157,7 +157,7 @@ int bench_main(const std::vector<std::string>& args) {
                        check(cudaMemcpyAsync(Y[b], X[b], static_cast<std::size_t>(in_b), cudaMemcpyDeviceToDevice, st), "copy");
                      }});
     auto quant = [&](const std::string& name, const std::string& recipe, bool row, bool col, bool transposed,
-                     mx::ScaleLayout rl, mx::ScaleLayout cl, const std::string& target) {
+                     mx::ScaleLayout rl, mx::ScaleLayout cl, const std::string& target, bool sw = false) {
       const mx::Recipe r = mx::parse_recipe(recipe);
       const int bits = detail::elem_bits(r.elem);
       const std::int64_t V = r.block;
@@ -171,7 +171,7 @@ int bench_main(const std::vector<std::string>& args) {
                             : static_cast<double>(M) * static_cast<double>((K * bits + 7) / 8);
         bytes += static_cast<double>(cl == mx::ScaleLayout::tcgen05 ? tc_bytes(K, (M + V - 1) / V) : K * ((M + V - 1) / V));
       }
-      cases.push_back({name, target, bytes, [&, r, row, col, transposed, rl, cl](int b, cudaStream_t st) {
+      cases.push_back({name, target, bytes, [&, r, row, col, transposed, rl, cl, sw](int b, cudaStream_t st) {
                          detail::QuantLaunch q;
                          q.recipe = r;
                          q.in = mx::InType::bf16;
@@ -183,11 +183,13 @@ int bench_main(const std::vector<std::string>& args) {
                          q.row = {static_cast<std::uint8_t*>(RD[b]), static_cast<std::uint8_t*>(RS[b]), rl, false};
                          q.col = {static_cast<std::uint8_t*>(CD[b]), static_cast<std::uint8_t*>(CS[b]), cl, transposed};
                          q.gamax = GA[b];
+                         q.force_software = sw;
                          detail::launch_quantize(q, st);
                        }});
     };
     using L = mx::ScaleLayout;
     quant("mxfp8_e4m3 rowwise tcgen05", "mxfp8_e4m3", true, false, false, L::tcgen05, L::dense, ">=1.03");
+    quant("mxfp8_e4m3 rowwise tcgen05 (software cvt)", "mxfp8_e4m3", true, false, false, L::tcgen05, L::dense, "", true);
     quant("mxfp8_e4m3:rceil rowwise tcgen05", "mxfp8_e4m3:rceil", true, false, false, L::tcgen05, L::dense, ">=1.03");
     quant("mxfp8_e4m3 rowwise dense", "mxfp8_e4m3", true, false, false, L::dense, L::dense, "");
     quant("mxfp8_e4m3 colwise source dense_colwise", "mxfp8_e4m3", false, true, false, L::dense, L::dense_colwise, ">=0.95");
@@ -208,6 +210,10 @@ int bench_main(const std::vector<std::string>& args) {
     cases.push_back({"per-tensor fp8 cast", ">=0.95", in_b + static_cast<double>(n), [&](int b, cudaStream_t st) {
                        detail::launch_pt_cast(mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
                                               reinterpret_cast<float*>(GA[b] + 1), st);
+                     }});
+    cases.push_back({"per-tensor fp8 cast (software cvt)", "", in_b + static_cast<double>(n), [&](int b, cudaStream_t st) {
+                       detail::launch_pt_cast(mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
+                                              reinterpret_cast<float*>(GA[b] + 1), st, true);
                      }});
     cases.push_back({"per-tensor fp8 amax+cast", "", 2.0 * in_b + static_cast<double>(n), [&](int b, cudaStream_t st) {
                        detail::launch_pt_amax(mx::InType::bf16, X[b], n, GA[b], st);

@@ -171,40 +171,52 @@ __device__ __forceinline__ uint32_t encode_fast(uint32_t yb) {
 }
 
 // Encode 8 values of one thread (same block scale). codes[i] in low bits.
-template <int F>
+// HW selects the hardware cvt where it exists and matches the contract:
+// cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 (sm_89 and later, so also sm_90a)
+// and, on sm_100a/sm_120a, cvt.rn.satfinite.e2m1x2.f32. With HW false (or
+// for fp6/int8, which have no cvt) the software path above runs. The gate
+// checks both paths on the GPU it runs on.
+template <int F, bool HW>
 __device__ __forceinline__ void encode8(const uint32_t (&x)[8], int se, uint32_t (&codes)[8]) {
+  constexpr bool fp8 = (F == kE4M3 || F == kE5M2);
 #if MXK_NATIVE_CVT
-  if constexpr (F == kE4M3 || F == kE5M2 || F == kE2M1) {
+  constexpr bool native = HW && (fp8 || F == kE2M1);
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 890)
+  constexpr bool native = HW && fp8;
+#else
+  constexpr bool native = false;
+#endif
+  if constexpr (native) {
     // x * 2^-se is exact in fp32 whenever it matters: a product that loses
     // bits lies below 2^-126 and rounds to a signed zero in every element
     // format either way (C3 "scaling is exact").
     const float m = exp2_neg(se);
 #pragma unroll
     for (int i = 0; i < 8; i += 2) {
-      const float a = __uint_as_float(x[i]) * m;
-      const float b = __uint_as_float(x[i + 1]) * m;
-      uint32_t d;
+      const float a = __fmul_rn(__uint_as_float(x[i]), m);
+      const float b = __fmul_rn(__uint_as_float(x[i + 1]), m);
+      uint32_t d = 0;
       if constexpr (F == kE4M3) {
+        // satfinite: |v| > max and Inf give +-448; NaN gives 0x7F (C2 defaults)
         asm("{ .reg .b16 t; cvt.rn.satfinite.e4m3x2.f32 t, %1, %2; cvt.u32.u16 %0, t; }" : "=r"(d) : "f"(b), "f"(a));
         codes[i] = d & 0xFFu;
-        codes[i + 1] = (d >> 8) & 0xFFu;
+        codes[i + 1] = d >> 8;
       } else if constexpr (F == kE5M2) {
         asm("{ .reg .b16 t; cvt.rn.satfinite.e5m2x2.f32 t, %1, %2; cvt.u32.u16 %0, t; }" : "=r"(d) : "f"(b), "f"(a));
         codes[i] = d & 0xFFu;
-        codes[i + 1] = (d >> 8) & 0xFFu;
+        codes[i + 1] = d >> 8;
       } else {
+#if MXK_NATIVE_CVT
         asm("{ .reg .b8 t; cvt.rn.satfinite.e2m1x2.f32 t, %1, %2; cvt.u32.u8 %0, t; }" : "=r"(d) : "f"(b), "f"(a));
+#endif
         codes[i] = d & 0xFu;
         codes[i + 1] = (d >> 4) & 0xFu;
+        // NaN: C2's default for e2m1 is +max (0x7); never depend on cvt's NaN.
+        if ((x[i] & 0x7FFFFFFFu) > 0x7F800000u) codes[i] = Elem<F>::nanc;
+        if ((x[i + 1] & 0x7FFFFFFFu) > 0x7F800000u) codes[i + 1] = Elem<F>::nanc;
       }
-      // NaN: the contract's default (C2) is 0x7F for fp8 (what cvt gives) and
-      // +max for e2m1; force both so the result never depends on cvt's NaN.
-      if ((x[i] & 0x7FFFFFFFu) > 0x7F800000u) codes[i] = Elem<F>::nanc;
-      if ((x[i + 1] & 0x7FFFFFFFu) > 0x7F800000u) codes[i + 1] = Elem<F>::nanc;
     }
-  } else
-#endif
-  {
+  } else {
     const float m = exp2_neg(se);
 #pragma unroll
     for (int i = 0; i < 8; ++i) {

@@ -31,6 +31,7 @@ struct QuantLaunch {
   bool do_row = false, do_col = false;  // both: fused, one read of the input
   ScaleOut row, col;
   std::uint32_t* gamax = nullptr;  // NVFP4: 4-byte device scratch for the global amax
+  bool force_software = false;     // software conversion even where a cvt exists
 };
 
 // Rejects recipes/policies the kernels do not implement (mx::InvalidArgument).
@@ -65,7 +66,7 @@ void launch_dequantize(const DequantLaunch& d, cudaStream_t s);
 // Per-tensor FP8 (e4m3) on device: amax pass, cast, dequant.
 void launch_pt_amax(mx::InType in, const void* x, std::int64_t n, std::uint32_t* amax, cudaStream_t s);
 void launch_pt_cast(mx::InType in, const void* x, std::int64_t n, const std::uint32_t* amax,
-                    std::uint8_t* q, float* scale_inv, cudaStream_t s);
+                    std::uint8_t* q, float* scale_inv, cudaStream_t s, bool force_software = false);
 void launch_pt_dequant(const std::uint8_t* q, std::int64_t n, const float* scale_inv, mx::Fmt out,
                        void* y, cudaStream_t s);
 

@@ -70,13 +70,21 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
 template <class In>
 void launch_mx_type(const QuantLaunch& q, cudaStream_t s) {
   const float inv_max = inv_max_finite(q.recipe.elem);
+  const bool sw = q.force_software;
   switch (q.recipe.elem) {
-    case mx::Fmt::e4m3: return launch_family<In, dev::MxQ<dev::kE4M3>>(q, inv_max, s);
-    case mx::Fmt::e5m2: return launch_family<In, dev::MxQ<dev::kE5M2>>(q, inv_max, s);
-    case mx::Fmt::e3m2: return launch_family<In, dev::MxQ<dev::kE3M2>>(q, inv_max, s);
-    case mx::Fmt::e2m3: return launch_family<In, dev::MxQ<dev::kE2M3>>(q, inv_max, s);
-    case mx::Fmt::e2m1: return launch_family<In, dev::MxQ<dev::kE2M1>>(q, inv_max, s);
-    case mx::Fmt::int8: return launch_family<In, dev::MxQ<dev::kINT8>>(q, inv_max, s);
+    case mx::Fmt::e4m3:
+      return sw ? launch_family<In, dev::MxQ<dev::kE4M3, false>>(q, inv_max, s)
+                : launch_family<In, dev::MxQ<dev::kE4M3, true>>(q, inv_max, s);
+    case mx::Fmt::e5m2:
+      return sw ? launch_family<In, dev::MxQ<dev::kE5M2, false>>(q, inv_max, s)
+                : launch_family<In, dev::MxQ<dev::kE5M2, true>>(q, inv_max, s);
+    case mx::Fmt::e2m1:
+      return sw ? launch_family<In, dev::MxQ<dev::kE2M1, false>>(q, inv_max, s)
+                : launch_family<In, dev::MxQ<dev::kE2M1, true>>(q, inv_max, s);
+    // fp6 and int8 have no cvt instruction: software on every architecture
+    case mx::Fmt::e3m2: return launch_family<In, dev::MxQ<dev::kE3M2, false>>(q, inv_max, s);
+    case mx::Fmt::e2m3: return launch_family<In, dev::MxQ<dev::kE2M3, false>>(q, inv_max, s);
+    case mx::Fmt::int8: return launch_family<In, dev::MxQ<dev::kINT8, false>>(q, inv_max, s);
     default: throw mx::InvalidArgument("device quantize: not an MX element format");
   }
 }

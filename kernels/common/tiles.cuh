@@ -140,19 +140,26 @@ __device__ __forceinline__ void store8(uint8_t* row, int64_t g, int n, const uin
 // ---- block quantizers -----------------------------------------------------------
 // block(): called by every lane of the warp (shuffles); lanes of one block
 // are V/8 aligned neighbours. Elements i >= n are absent (zero bits in v).
-template <int F>
+template <int F, bool HW>
 struct MxQ {
   static constexpr int V = 32;
   static constexpr int BITS = Elem<F>::bits;
   static constexpr int SHIFT8 = (F == kE2M1) ? 2 : 0;  // container8 placement (C6)
   __device__ __forceinline__ static uint32_t block(const uint32_t (&v)[8], int n, const Params& p,
                                                    uint32_t (&codes)[8]) {
-    uint32_t am = 0, nf = 0;
+    // amax over all present elements; a NaN/Inf shows up as am >= 0x7F800000
+    // and (rarely) sends the warp through the finite-only recomputation (C3).
+    // (absent elements i >= n are zero bits in v: they never raise amax)
+    uint32_t am = 0;
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const uint32_t a = v[i] & 0x7FFFFFFFu;
-      if (i < n) {
-        if (a >= 0x7F800000u) nf = 1; else am = a > am ? a : am;
+    for (int i = 0; i < 8; ++i) am = max(am, v[i] & 0x7FFFFFFFu);
+    uint32_t nf = am >= 0x7F800000u ? 1u : 0u;
+    if (__any_sync(0xFFFFFFFFu, nf)) {
+      am = 0;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const uint32_t a = v[i] & 0x7FFFFFFFu;
+        if (i < n && a < 0x7F800000u) am = max(am, a);
       }
     }
     am = max(am, __shfl_xor_sync(0xFFFFFFFFu, am, 1));
@@ -160,9 +167,11 @@ struct MxQ {
     nf |= __shfl_xor_sync(0xFFFFFFFFu, nf, 1);
     nf |= __shfl_xor_sync(0xFFFFFFFFu, nf, 2);
     const uint32_t code = scale_code<F>(am, p.rule, p.inv_max);
-    encode8<F>(v, static_cast<int>(code) - 127, codes);
+    encode8<F, HW>(v, static_cast<int>(code) - 127, codes);
+    if (n < 8) {
 #pragma unroll
-    for (int i = 0; i < 8; ++i) if (i >= n) codes[i] = 0;
+      for (int i = 0; i < 8; ++i) if (i >= n) codes[i] = 0;
+    }
     return (nf && !p.nfb_ignore) ? 0xFFu : code;
   }
 };
@@ -209,7 +218,7 @@ struct Nvfp4Q {
     uint32_t xb[8];
 #pragma unroll
     for (int i = 0; i < 8; ++i) xb[i] = __float_as_uint(x[i]);
-    encode8<kE2M1>(xb, 0, codes);
+    encode8<kE2M1, true>(xb, 0, codes);
 #pragma unroll
     for (int i = 0; i < 8; ++i) if (i >= n) codes[i] = 0;
     return s;

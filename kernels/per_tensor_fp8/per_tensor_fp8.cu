@@ -19,7 +19,7 @@ __device__ __forceinline__ float pt_scale(const uint32_t* amax) {
   return __fdiv_rn(448.0f, fmaxf(__uint_as_float(*amax), 1e-12f));
 }
 
-template <class In>
+template <class In, bool HW>
 __global__ void __launch_bounds__(256) k_pt_cast(const In* __restrict__ x, int64_t n, int vec, const uint32_t* amax,
                                                  uint8_t* __restrict__ q, float* scale_inv) {
   const float sc = pt_scale(amax);
@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(256) k_pt_cast(const In* __restrict__ x, int64
 #pragma unroll
     for (int i = 0; i < 8; ++i) s8[i] = __float_as_uint(__fmul_rn(__uint_as_float(v[i]), sc));
     uint32_t c[8];
-    dev::encode8<dev::kE4M3>(s8, 0, c);
+    dev::encode8<dev::kE4M3, HW>(s8, 0, c);
     dev::store8<8>(q, g, cnt, c, 0, 0, vec != 0);
   }
 }
@@ -71,14 +71,14 @@ void launch_pt_amax(mx::InType in, const void* x, std::int64_t n, std::uint32_t*
 }
 
 void launch_pt_cast(mx::InType in, const void* x, std::int64_t n, const std::uint32_t* amax, std::uint8_t* q,
-                    float* scale_inv, cudaStream_t s) {
+                    float* scale_inv, cudaStream_t s, bool force_software) {
   const int vec = ((reinterpret_cast<std::uintptr_t>(x) % 16) == 0 && (reinterpret_cast<std::uintptr_t>(q) % 8) == 0) ? 1 : 0;
   const std::int64_t groups = std::max<std::int64_t>(1, (n + 7) / 8);
   const int grid = static_cast<int>(std::min<std::int64_t>((groups + 255) / 256, std::int64_t{sm_count()} * 64));
   switch (in) {
-    case mx::InType::bf16: k_pt_cast<__nv_bfloat16><<<grid, 256, 0, s>>>(static_cast<const __nv_bfloat16*>(x), n, vec, amax, q, scale_inv); break;
-    case mx::InType::f16: k_pt_cast<__half><<<grid, 256, 0, s>>>(static_cast<const __half*>(x), n, vec, amax, q, scale_inv); break;
-    case mx::InType::f32: k_pt_cast<float><<<grid, 256, 0, s>>>(static_cast<const float*>(x), n, vec, amax, q, scale_inv); break;
+    case mx::InType::bf16: (force_software ? k_pt_cast<__nv_bfloat16, false> : k_pt_cast<__nv_bfloat16, true>)<<<grid, 256, 0, s>>>(static_cast<const __nv_bfloat16*>(x), n, vec, amax, q, scale_inv); break;
+    case mx::InType::f16: (force_software ? k_pt_cast<__half, false> : k_pt_cast<__half, true>)<<<grid, 256, 0, s>>>(static_cast<const __half*>(x), n, vec, amax, q, scale_inv); break;
+    case mx::InType::f32: (force_software ? k_pt_cast<float, false> : k_pt_cast<float, true>)<<<grid, 256, 0, s>>>(static_cast<const float*>(x), n, vec, amax, q, scale_inv); break;
   }
   check(cudaGetLastError(), "per-tensor cast kernel launch");
 }

@@ -19,6 +19,8 @@ using detail::check;
 
 namespace {
 
+bool g_force_software = false;
+
 // The device descriptors (common/dev_convert.cuh) number formats like mx::Fmt.
 static_assert(static_cast<int>(mx::Fmt::e4m3) == 0 && static_cast<int>(mx::Fmt::e5m2) == 1 &&
               static_cast<int>(mx::Fmt::e3m2) == 2 && static_cast<int>(mx::Fmt::e2m3) == 3 &&
@@ -86,6 +88,9 @@ void require_device() {
 
 }  // namespace
 
+void set_force_software(bool on) { g_force_software = on; }
+bool force_software() { return g_force_software; }
+
 bool device_available(std::string* why) {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
@@ -137,6 +142,7 @@ static FusedQuantized run_quantize(const mx::Recipe& r, const mx::TensorView& t,
   if (row) q.row = {rd.as<std::uint8_t>(), rs.as<std::uint8_t>(), row->scale_layout, false};
   if (col) q.col = {cd.as<std::uint8_t>(), cs.as<std::uint8_t>(), col->scale_layout, col->data_order == mx::DataOrder::transposed};
   q.gamax = gam.as<std::uint32_t>();
+  q.force_software = g_force_software;
   detail::launch_quantize(q, nullptr);
   check(cudaDeviceSynchronize(), "quantize kernels");
   std::uint32_t ga = 0;
@@ -217,7 +223,8 @@ PerTensorFp8 per_tensor_fp8_device(const mx::TensorView& t) {
   am.poison();
   si.poison();
   detail::launch_pt_amax(t.type, x.p, n, am.as<std::uint32_t>(), nullptr);
-  detail::launch_pt_cast(t.type, x.p, n, am.as<std::uint32_t>(), q.as<std::uint8_t>(), si.as<float>(), nullptr);
+  detail::launch_pt_cast(t.type, x.p, n, am.as<std::uint32_t>(), q.as<std::uint8_t>(), si.as<float>(), nullptr,
+                         g_force_software);
   check(cudaDeviceSynchronize(), "per-tensor kernels");
   PerTensorFp8 r;
   r.data.resize(static_cast<std::size_t>(n));

@@ -52,6 +52,13 @@ PerTensorFp8 per_tensor_fp8_device(const mx::TensorView& t);
 std::vector<std::uint8_t> per_tensor_fp8_dequant_reference(const PerTensorFp8& q, mx::Fmt out);
 std::vector<std::uint8_t> per_tensor_fp8_dequant_device(const PerTensorFp8& q, mx::Fmt out);
 
+// Conversion path: by default the kernels use the hardware cvt instructions
+// where one exists and matches the contract (fp8 on sm_89+, e2m1 on
+// sm_100a/sm_120a) and software conversions elsewhere. With `on` the
+// launchers run the software conversions everywhere (the gate tests both).
+void set_force_software(bool on);
+bool force_software();
+
 // Byte every device output buffer is filled with before a launch (the gate
 // checks that none survives where the contract defines a value).
 inline constexpr std::uint8_t kPoison = 0xA5;
