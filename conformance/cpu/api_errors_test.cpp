@@ -91,3 +91,19 @@ TEST(ApiErrors, LayoutAndGemmDomain) {
   expect_error<mx::ShapeError>([&] { mx::exact_dot(k3, 0, a, 0); }, "C9: mismatched K", "K");
   expect_error<mx::ShapeError>([&] { mx::exact_dot(a, 1, a, 0); }, "C9: row outside the operand", "outside");
 }
+
+TEST(ApiErrors, NullPointersInLowLevelCalls) {
+  std::uint8_t buf[4] = {0, 0, 0, 0};
+  expect_error<mx::InvalidArgument>([&] { mx::pack_row(mx::Fmt::e2m1, nullptr, 4, mx::Packing::packed, buf); },
+                                    "C6: pack_row null codes", "null");
+  expect_error<mx::InvalidArgument>([&] { mx::unpack_row(mx::Fmt::e3m2, buf, 4, mx::Packing::packed, nullptr); },
+                                    "C6: unpack_row null codes", "null");
+  expect_error<mx::InvalidArgument>(
+      [&] { mx::block_scale(nullptr, 32, 1, mx::Fmt::e4m3, mx::ScaleRule::floor, mx::NonFiniteBlock::nonfinite_block_nan); },
+      "C3: block_scale null input", "null");
+  const float zero = 0.0f;
+  const mx::Quantized q = mx::quantize(mx::parse_recipe("mxfp4"), {&zero, mx::InType::f32, 1, 1, 1});
+  expect_error<mx::InvalidArgument>([&] { mx::dequantize(q, mx::Fmt::e4m3); }, "C8: dequantize to an element format", "fp32");
+  expect_error<mx::UnknownName>([] { mx::parse_in_type("fp64"); }, "C2: unknown input type", "fp64");
+  expect_error<mx::UnknownName>([] { mx::parse_recipe("nvfp4:rceil:banana"); }, "C4: bad modifier after a good one", "banana");
+}

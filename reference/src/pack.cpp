@@ -26,6 +26,7 @@ std::int64_t packed_row_bytes(Fmt f, std::int64_t n, Packing p) {
 
 void pack_row(Fmt f, const std::uint8_t* codes, std::int64_t n, Packing p, std::uint8_t* out) {
   const int bits = desc(f).bits;
+  if (n > 0 && (codes == nullptr || out == nullptr)) throw InvalidArgument("pack_row: null codes or output pointer");
   if (p == Packing::container8) {
     // C6 container8: e2m1 in bits 5..2, fp6 in bits 5..0, 8-bit unchanged.
     const int sh = bits == 4 ? 2 : 0;
@@ -58,6 +59,7 @@ void pack_row(Fmt f, const std::uint8_t* codes, std::int64_t n, Packing p, std::
 
 void unpack_row(Fmt f, const std::uint8_t* in, std::int64_t n, Packing p, std::uint8_t* codes) {
   const int bits = desc(f).bits;
+  if (n > 0 && (in == nullptr || codes == nullptr)) throw InvalidArgument("unpack_row: null input or codes pointer");
   if (p == Packing::container8) {
     const int sh = bits == 4 ? 2 : 0;
     const std::uint8_t mask = static_cast<std::uint8_t>(bits == 8 ? 0xFF : (1u << bits) - 1u);

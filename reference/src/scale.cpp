@@ -95,6 +95,7 @@ std::uint8_t scale_code_finite(std::uint32_t amax_bits, Fmt elem, ScaleRule rule
 
 BlockScale block_scale(const std::uint32_t* x, std::int64_t n, std::int64_t stride, Fmt elem,
                        ScaleRule rule, NonFiniteBlock nfb) {
+  if (n > 0 && x == nullptr) throw InvalidArgument("block_scale: null input pointer");
   BlockScale r;
   std::uint32_t amax = 0;  // |x| compares as unsigned bits for finite values
   for (std::int64_t i = 0; i < n; ++i) {
