@@ -65,7 +65,6 @@ struct CudaCheck {
 
 // GoogleTest prints parameters in test names' comments: print the name.
 inline void PrintTo(const CudaCheck& c, std::ostream* os) { *os << c.name; }
-inline void PrintTo(CudaOp op, std::ostream* os) { *os << static_cast<int>(op); }
 
 inline const std::vector<CudaCheck>& cuda_checks() {
   using mx::Fmt;
@@ -103,6 +102,12 @@ inline const std::vector<CudaCheck>& cuda_checks() {
        {Rounding::ru, Overflow::propagate, NanPolicy::nan_canonical}},
   };
   return v;
+}
+
+inline void PrintTo(CudaOp op, std::ostream* os) {
+  for (const auto& c : cuda_checks()) {
+    if (c.op == op) *os << c.name;
+  }
 }
 
 // The 12 conversions the issue names for the exhaustive fp32 sweep (the two
