@@ -325,6 +325,31 @@ TEST(CliTensor, DequantizeAndCompareArrays) {
   EXPECT_EQ(run("check-tensor " + (t / "y_fp32.npy") + " " + (t / "y_fp32.npy")).rc, 0);
 }
 
+TEST(CliTensor, RawOutputsRoundTripAndDirectoryCheck) {
+  TempDir t;
+  const auto a = test_tensor(2, 40);
+  mxt::spit(t / "x.bin", a.data);
+  ASSERT_EQ(run("quantize --recipe mxfp6_e3m2 --in " + (t / "x.bin") + " --shape 2x40 --out-format raw --out " + (t / "r")).rc, 0);
+  ASSERT_EQ(run("quantize --recipe mxfp6_e3m2 --in " + (t / "x.bin") + " --shape 2x40 --out " + (t / "n")).rc, 0);
+  EXPECT_EQ(mxt::slurp(t / "r.data.bin"), mxv::parse_npy("n", mxt::slurp(t / "n.data.npy")).data);
+  EXPECT_EQ(mxt::slurp(t / "r.data.bin").size(), 2u * 30u) << "40 fp6 codes pack into 30 bytes per row (C6)";
+  EXPECT_EQ(run("check-tensor " + (t / "n.json") + " " + (t / "r.json")).rc, 0);
+  ASSERT_EQ(run("dequantize " + (t / "r.json") + " --out-format raw --out " + (t / "y.bin")).rc, 0);
+  ASSERT_EQ(run("dequantize " + (t / "n.json") + " --out " + (t / "y.npy")).rc, 0);
+  EXPECT_EQ(mxt::slurp(t / "y.bin"), mxv::parse_npy("y", mxt::slurp(t / "y.npy")).data);
+  // A raw data file of the wrong size is refused.
+  mxt::spit(t / "r.data.bin", std::string(59, '\0'));
+  expect_bad(run("dequantize " + (t / "r.json") + " --out " + (t / "z.npy")), "has 59 bytes", "raw data size");
+  EXPECT_FALSE(std::filesystem::exists(t / "z.npy"));
+  // check DIR checks every .csv below it.
+  std::filesystem::create_directories(t / "v/pack");
+  std::filesystem::copy_file(src("vectors/pack/e2m1_packed.csv"), t / "v/pack/e2m1_packed.csv");
+  std::filesystem::copy_file(src("vectors/pack/e3m2_packed.csv"), t / "v/pack/e3m2_packed.csv");
+  const auto c = run("check " + (t / "v"));
+  EXPECT_EQ(c.rc, 0) << c.out;
+  EXPECT_NE(c.out.find("check: 2 files"), std::string::npos) << c.out;
+}
+
 TEST(CliNpy, VersionTwoHeaderAndRoundTrip) {
   mxv::NpyArray a;
   a.dtype = mxv::DType::u2;

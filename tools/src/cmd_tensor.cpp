@@ -50,7 +50,12 @@ int run_quantize(const QuantizeCmd& c) {
   } else {
     q = mx::quantize(r, t.view(), o);
   }
-  const std::string data_file = c.out + ".data.npy", scales_file = c.out + ".scales.npy", meta = c.out + ".json";
+  if (c.out_format != "npy" && c.out_format != "raw") {
+    throw mx::UnknownName("unknown --out-format '" + c.out_format + "' (expected npy or raw)");
+  }
+  const bool raw = c.out_format == "raw";
+  const std::string ext = raw ? ".bin" : ".npy";
+  const std::string data_file = c.out + ".data" + ext, scales_file = c.out + ".scales" + ext, meta = c.out + ".json";
   NpyArray d;
   d.dtype = DType::u1;
   d.shape = {q.batch, q.data_rows, q.row_bytes};
@@ -60,7 +65,8 @@ int run_quantize(const QuantizeCmd& c) {
   s.shape = {static_cast<std::int64_t>(q.scales.size())};
   s.data.assign(q.scales.begin(), q.scales.end());
   const Json j = quantized_meta(q, c.input, t, base_name(data_file), base_name(scales_file), c.device);
-  write_files_atomic({{data_file, write_npy(d)}, {scales_file, write_npy(s)}, {meta, json_dump(j)}});
+  write_files_atomic({{data_file, raw ? d.data : write_npy(d)}, {scales_file, raw ? s.data : write_npy(s)},
+                      {meta, json_dump(j)}});
   std::cout << "quantized " << c.input << " [" << q.batch << ", " << q.rows << ", " << q.cols << "] with " << r.name()
             << " (" << mx::axis_name(o.axis) << ", scales " << mx::scale_layout_name(o.scale_layout) << ") -> "
             << data_file << ", " << scales_file << ", " << meta << "\n";
@@ -78,9 +84,12 @@ int run_dequantize(const DequantizeCmd& c) {
   a.dtype = out == mx::Fmt::fp32 ? DType::f4 : (out == mx::Fmt::fp16 ? DType::f2 : DType::u2);
   a.shape = {q.batch, q.rows, q.cols};
   if (q.batch == 1) a.shape = {q.rows, q.cols};
+  if (c.out_format != "npy" && c.out_format != "raw") {
+    throw mx::UnknownName("unknown --out-format '" + c.out_format + "' (expected npy or raw)");
+  }
   const auto bytes = mx::dequantize(q, out);
   a.data.assign(bytes.begin(), bytes.end());
-  write_files_atomic({{c.out, write_npy(a)}});
+  write_files_atomic({{c.out, c.out_format == "raw" ? a.data : write_npy(a)}});
   std::cout << "dequantized " << c.meta << " (" << q.recipe.name() << ") to " << c.out_type << " -> " << c.out << "\n";
   return 0;
 }

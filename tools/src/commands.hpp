@@ -7,12 +7,12 @@ namespace mxv {
 
 struct QuantizeCmd {
   std::string input, shape, in_type, recipe = "mxfp8_e4m3", axis = "rowwise", data_order = "source",
-              layout = "dense", packing = "packed", out, device = "cpu";
+              layout = "dense", packing = "packed", out, device = "cpu", out_format = "npy";
 };
 int run_quantize(const QuantizeCmd& c);
 
 struct DequantizeCmd {
-  std::string meta, out, out_type = "fp32";
+  std::string meta, out, out_type = "fp32", out_format = "npy";
 };
 int run_dequantize(const DequantizeCmd& c);
 

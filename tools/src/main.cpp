@@ -7,6 +7,7 @@
 // line on stderr naming the file, line and column where they apply).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -86,7 +87,24 @@ int cmd_gen(const std::string& out, int level, const std::string& seed_s, const 
   return 0;
 }
 
-int cmd_check(const std::vector<std::string>& files, long long max_errors, bool require_all) {
+int cmd_check(const std::vector<std::string>& args, long long max_errors, bool require_all) {
+  std::vector<std::string> files;
+  for (const auto& a : args) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(a, ec)) {
+      files.push_back(a);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (auto it = std::filesystem::recursive_directory_iterator(a, ec); !ec && it != std::filesystem::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (it->is_regular_file() && it->path().extension() == ".csv") found.push_back(it->path().string());
+    }
+    if (ec) throw mx::ParseError("cannot list directory '" + a + "': " + ec.message());
+    if (found.empty()) throw mx::ParseError(a + ": directory holds no .csv vector files");
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
   mxv::CheckOptions o;
   o.max_errors = max_errors;
   o.require_all = require_all;
@@ -246,14 +264,16 @@ int main(int argc, char** argv) {
   long long check_max = 20;
   bool check_all = false;
   auto* check = app.add_subcommand("check", "Verify vector files whose observed_* columns another implementation filled");
-  check->add_option("files", check_files, "Vector files (.csv)")->required()->check(CLI::ExistingFile);
+  check->add_option("files", check_files, "Vector files (.csv), or directories searched for *.csv")
+      ->required()
+      ->check(CLI::ExistingPath);
   check->add_option("--max-errors", check_max, "Mismatch lines printed per file (all are counted)")->capture_default_str();
   check->add_flag("--require-all", check_all, "Treat a row with empty observed columns as a mismatch");
   check->footer(
       "Every row is recomputed with the reference. A mismatch prints\n"
       "  FILE:LINE: inputs => observed, expected: want  [clause and case]\n"
       "Rows whose observed columns are empty are counted as unfilled, not failed.\n"
-      "Example:\n  mxconform check vec/convert/e4m3_from_fp32.csv --max-errors 5");
+      "Examples:\n  mxconform check vec/convert/e4m3_from_fp32.csv --max-errors 5\n  mxconform check vec/   # every .csv below");
 
   // fill
   std::string fill_in, fill_out;
@@ -281,6 +301,8 @@ int main(int argc, char** argv) {
   qz->add_option("--packing", q.packing, "packed or container8")->capture_default_str();
   qz->add_option("--device", q.device, "cpu (reference) or cuda (kernel library)")->capture_default_str();
   qz->add_option("--out", q.out, "Output prefix: PREFIX.data.npy, PREFIX.scales.npy, PREFIX.json")->required();
+  qz->add_option("--out-format", q.out_format, "npy, or raw (PREFIX.data.bin, PREFIX.scales.bin: little-endian bytes)")
+      ->capture_default_str();
   qz->footer(
       "Examples:\n  mxconform quantize --recipe mxfp8_e4m3 --in x.npy --out q\n"
       "  mxconform quantize --recipe mxfp4 --axis colwise --layout tcgen05 --in x.bin --shape 256x512 --in-type bf16 --out q4");
@@ -291,6 +313,7 @@ int main(int argc, char** argv) {
   dz->add_option("meta", dq.meta, "JSON side file written by quantize")->required();
   dz->add_option("--out", dq.out, "Output .npy")->required();
   dz->add_option("--out-type", dq.out_type, "fp32, bf16 (stored as uint16) or fp16")->capture_default_str();
+  dz->add_option("--out-format", dq.out_format, "npy, or raw little-endian elements")->capture_default_str();
   dz->footer("Example:\n  mxconform dequantize q.json --out y.npy --out-type bf16");
 
   // check-tensor

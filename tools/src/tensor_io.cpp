@@ -141,8 +141,15 @@ mx::Quantized load_quantized(const std::string& json_path, Json* meta) {
   q.global_amax_bits = static_cast<std::uint32_t>(gv);
   const auto load = [&](const Json& part, const std::string& key, std::int64_t need) {
     const std::string file = (dir / part.as_str(f, "file")).string();
-    NpyArray a = parse_npy(file, read_file(file));
-    if (a.dtype != DType::u1) throw mx::ParseError(file + ": " + key + " must be a uint8 .npy array");
+    const std::string bytes = read_file(file);
+    NpyArray a;
+    if (file.size() >= 4 && file.compare(file.size() - 4, 4, ".npy") == 0) {
+      a = parse_npy(file, bytes);
+      if (a.dtype != DType::u1) throw mx::ParseError(file + ": " + key + " must be a uint8 .npy array");
+    } else {  // raw bytes
+      if (bytes.empty() && need > 0) throw mx::ParseError(file + ": file is empty (0 bytes)");
+      a.data = bytes;
+    }
     if (static_cast<std::int64_t>(a.data.size()) != need) {
       throw mx::ShapeError(file + ": " + key + " has " + std::to_string(a.data.size()) + " bytes, the side file's shapes need " +
                            std::to_string(need));
