@@ -25,7 +25,7 @@ if [ "${1:-}" = "--prepare" ]; then
   mkdir -p "$bin"
   cp build-gpu/gpu/mx_gpu_gate build-gpu/kernels/bench/mxbench "$bin"/
   strip "$bin"/mx_gpu_gate "$bin"/mxbench 2>/dev/null || true
-  grep -qx "/$bin/" .git/info/exclude 2>/dev/null || echo "/$bin/" >> .git/info/exclude
+  mkdir -p .git/info && { grep -qx "/$bin/" .git/info/exclude 2>/dev/null || echo "/$bin/" >> .git/info/exclude; }
   ls -la "$bin"
   exit 0
 fi
