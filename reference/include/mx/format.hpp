@@ -70,7 +70,9 @@ inline constexpr std::array<FormatDesc, 11> kFormatTable = {{
 }};
 // clang-format on
 
-MX_HD constexpr const FormatDesc& desc(Fmt f) { return kFormatTable[static_cast<int>(f)]; }
+// Host only: kFormatTable is a host array (device code carries its own
+// constants, so that the GPU path stays independent of the reference).
+constexpr const FormatDesc& desc(Fmt f) { return kFormatTable[static_cast<int>(f)]; }
 
 // ---- derived quantities (C1) ------------------------------------------------
 
