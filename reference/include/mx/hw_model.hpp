@@ -17,6 +17,8 @@
 //     the cut terms are summed exactly, normalized once and rounded to
 //     `out_mbits` fraction bits with `out_round` (fp32 range)
 //   d = acc
+// with the products taken in `k_order`; `widen_f16`, `overflow_inf` and `ftz`
+// are the further switches the H100 probes needed (see the fields).
 //
 // Products are exact. NaN/Inf follow IEEE (any NaN, Inf*0 or Inf-Inf gives
 // NaN; the hardware's NaN bits are compared as a class).
@@ -32,6 +34,13 @@ namespace mx {
 
 enum class HwRound : std::uint8_t { rz, rne, rd };
 
+// Order in which products enter the groups. `natural`: k = 0, 1, 2, ...
+// `pairs_split`: first every k with (k & 2) == 0 in increasing order, then
+// every k with (k & 2) != 0 (what two chained m16n8k16 f16 steps do when a
+// 32-bit register of four 8-bit elements is widened into two registers of
+// two f16 each: found on the H100 for mma.sync e4m3/e5m2).
+enum class KOrder : std::uint8_t { natural, pairs_split };
+
 struct HwModelParams {
   int group = 32;          // products fused per step
   int frac_bits = 24;      // bits kept below the alignment exponent
@@ -40,6 +49,14 @@ struct HwModelParams {
   int out_mbits = 23;      // fraction bits of each normalized group result
   HwRound out_round = HwRound::rz;
   bool c_in_group = true;
+  KOrder k_order = KOrder::natural;
+  // Operands are widened to f16 first: the exponent-field alignment
+  // (nominal_exp) then sees e4m3 subnormals as the f16 normals they become.
+  bool widen_f16 = false;
+  // A finite sum beyond fp32 range gives Inf even under rz (H100 behaviour).
+  bool overflow_inf = true;
+  // Subnormal C inputs and subnormal results are flushed to (signed) zero.
+  bool ftz = false;
   friend bool operator==(const HwModelParams&, const HwModelParams&) = default;
 };
 
