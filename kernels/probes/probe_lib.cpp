@@ -784,6 +784,51 @@ std::vector<Feature> feature_cases(MmaForm f) {
     if (split(c, 0, 1.0, X) && split(c, 1, -1.0, X) && split(c, g, 1.0, -X))
       out.push_back({"group: p0=2^" + std::to_string(X) + " p1=-p0 p" + std::to_string(g) + "=2^-" + std::to_string(X), c});
   }
+  // 6b. The same with the cancelling pair elsewhere (K = 32): which k share
+  // a group with k = 2, 16, 18 (maps the whole grouping, not only k = 0's).
+  if (K == 32)
+    for (std::size_t i0 : {std::size_t{2}, std::size_t{16}, std::size_t{18}})
+      for (std::size_t g = 0; g < K; ++g) {
+        if (g == i0 || g == i0 + 1) continue;
+        DotCase c = base();
+        if (split(c, i0, 1.0, X) && split(c, i0 + 1, -1.0, X) && split(c, g, 1.0, -X))
+          out.push_back({"group@" + std::to_string(i0) + ": p" + std::to_string(i0) + "=2^" + std::to_string(X) +
+                             " p" + std::to_string(i0 + 1) + "=-p" + std::to_string(i0) + " p" + std::to_string(g) +
+                             "=2^-" + std::to_string(X),
+                         c});
+      }
+  // 6c. Where C enters: c = 2^X cancels p0 = -2^X only if C is aligned in
+  // p0's group; pg = 2^-X then survives when it lies in a later group.
+  for (std::size_t g : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}}) {
+    if (g >= K) continue;
+    DotCase c = base();
+    c.c = std::bit_cast<std::uint32_t>(static_cast<float>(pow2(X)));
+    if (split(c, 0, -1.0, X) && split(c, g, 1.0, -X))
+      out.push_back({"cgroup: c=2^" + std::to_string(X) + " p0=-c p" + std::to_string(g) + "=2^-" + std::to_string(X), c});
+  }
+  // 6d. Is a group result rounded to fp32 before the next group? p0 = 2^8,
+  // p1 = 2^(8-j) in the first group, p2 = -2^8 in a later one (K = 32 with
+  // k = 2 in another group than k = 0, as the H100 fp8 forms have).
+  if (K == 32)
+    for (int j : {20, 23, 24, 25, 26, 27}) {
+      DotCase c = base();
+      if (split(c, 0, 1.0, 8) && split(c, 1, 1.0, 8 - j) && split(c, 2, -1.0, 8))
+        out.push_back({"inter: p0=2^8 p1=2^(8-" + std::to_string(j) + ") p2=-2^8", c});
+    }
+  // 6e. Signs of zero: c = -0 with +0 products; c = -0 with -0 products.
+  {
+    DotCase c = base();
+    c.c = 0x80000000u;
+    out.push_back({"zero_sign: c=-0, products +0", c});
+    DotCase d = base();
+    d.c = 0x80000000u;
+    d.a[0] = std::uint64_t{1} << (ebits_of(e) - 1);  // -0
+    std::uint64_t one;
+    if (code_of(e, 1.0, &one)) {
+      d.b[0] = one;
+      out.push_back({"zero_sign: c=-0, p0=-0*1", d});
+    }
+  }
   // 7. Subnormal operand (element's smallest positive) times 1, c = 0.
   {
     DotCase c = base();
