@@ -324,3 +324,19 @@ RC_GTEST_PROP(C4Props, Nvfp4TensorEqualsOracle, ()) {
                           .c_str());
       }
 }
+
+// Every named recipe of C4/C5 parses, and its canonical name parses back to
+// the same recipe.
+TEST(C4, EveryRecipeNameRoundTrips) {
+  const auto names = mx::recipe_names();
+  EXPECT_GE(names.size(), 6u * 4u + 2u) << "C4: six bases x four rules, plus nvfp4 and nvfp4:torchao";
+  for (const std::string& n : names) {
+    const mx::Recipe r = mx::parse_recipe(n);
+    const mx::Recipe back = mx::parse_recipe(r.name());
+    EXPECT_EQ(back.name(), r.name()) << "C4: recipe '" << n << "' canonical name '" << r.name() << "' does not round-trip";
+    EXPECT_EQ(back.elem, r.elem) << n;
+    EXPECT_EQ(back.block, r.block) << n;
+    EXPECT_EQ(back.rule, r.rule) << n;
+    EXPECT_EQ(back.nvfp4, r.nvfp4) << n;
+  }
+}
