@@ -43,8 +43,10 @@ std::vector<std::uint32_t> gen_tensor(Fmt f, std::size_t n) {
 struct Expected {
   std::vector<std::uint8_t> data, scales;
 };
+// For NVFP4 recipes `nv` holds the oracle's tensor factors (C5).
 Expected oracle_quantize(const mx::Recipe& r, const Shape& s, const std::vector<std::uint32_t>& x,
-                         const mx::QuantizeOptions& o, const std::vector<std::uint32_t>* rb) {
+                         const mx::QuantizeOptions& o, const std::vector<std::uint32_t>* rb,
+                         const mxo::Nvfp4Tensor* nv = nullptr) {
   const bool col = o.axis == mx::Axis::colwise;
   const bool tr = col && o.data_order == mx::DataOrder::transposed;
   const std::int64_t M = s.rows, K = s.cols, V = r.block;
@@ -65,8 +67,13 @@ Expected oracle_quantize(const mx::Recipe& r, const Shape& s, const std::vector<
           blk.push_back(xb[m * K + k]);
           rbits.push_back(rb ? (*rb)[static_cast<std::size_t>(b * M * K + m * K + k)] : 0u);
         }
-        const mxo::Block ob = mxo::quantize_block(blk.data(), n, 1, to_o(r.elem), to_o(r.rule), to_o(r.conv),
-                                                  to_o(r.nfb), rbits.data());
+        mxo::Block ob;
+        if (nv) {
+          ob.codes.resize(static_cast<std::size_t>(n));
+          ob.scale = mxo::nvfp4_block(r.nvfp4 == mx::Nvfp4Order::transformer_engine, *nv, blk.data(), n, 1, ob.codes.data());
+        } else {
+          ob = mxo::quantize_block(blk.data(), n, 1, to_o(r.elem), to_o(r.rule), to_o(r.conv), to_o(r.nfb), rbits.data());
+        }
         e.scales[static_cast<std::size_t>(mxo::layout_offset(lay, srows, sblocks, b, ro, kb))] = ob.scale;
         for (std::int64_t j = 0; j < n; ++j) {
           const std::int64_t m = col ? i0 + j : ro, k = col ? ro : i0 + j;
@@ -278,7 +285,10 @@ RC_GTEST_PROP(C4Props, Nvfp4TensorEqualsOracle, ()) {
   for (auto& v : x)
     if (!std::isfinite(f32(v))) v = 0;
   mx::QuantizeOptions o;
+  o.axis = *rc::gen::element(mx::Axis::rowwise, mx::Axis::colwise);
+  if (o.axis == mx::Axis::colwise) o.data_order = *rc::gen::element(mx::DataOrder::source, mx::DataOrder::transposed);
   o.scale_layout = *rc::gen::element(mx::ScaleLayout::dense, mx::ScaleLayout::tcgen05);
+  o.packing = *rc::gen::element(mx::Packing::packed, mx::Packing::container8);
   const mx::Quantized q = mx::quantize(r, {x.data(), mx::InType::f32, s.batch, s.rows, s.cols}, o);
   // global amax (exact max of |x|)
   std::uint32_t g = 0;
@@ -289,38 +299,24 @@ RC_GTEST_PROP(C4Props, Nvfp4TensorEqualsOracle, ()) {
   RC_ASSERT_MSG(q.global_amax_bits == g, (ctx + ": global amax observed " + in32(q.global_amax_bits)).c_str());
   if (g == 0) return;  // torchao divides by a zero per-tensor scale: not modelled
   const mxo::Nvfp4Tensor t = mxo::nvfp4_tensor(te, g);
-  const auto lay = static_cast<mxo::Layout>(o.scale_layout);
-  const std::int64_t nkb = (s.cols + 15) / 16;
-  std::vector<std::uint8_t> scales(static_cast<std::size_t>(mxo::layout_matrix_bytes(lay, s.rows, nkb) * s.batch), 0);
-  std::vector<std::uint8_t> data;
-  for (std::int64_t b = 0; b < s.batch; ++b)
-    for (std::int64_t m = 0; m < s.rows; ++m) {
-      std::vector<std::uint8_t> row(static_cast<std::size_t>(s.cols));
-      for (std::int64_t kb = 0; kb < nkb; ++kb) {
-        const std::int64_t i0 = kb * 16, cnt = std::min<std::int64_t>(16, s.cols - i0);
-        const std::uint8_t sc = mxo::nvfp4_block(te, t, x.data() + (b * s.rows + m) * s.cols + i0, cnt, 1, row.data() + i0);
-        scales[static_cast<std::size_t>(mxo::layout_offset(lay, s.rows, nkb, b, m, kb))] = sc;
-      }
-      const auto packed = mxo::pack_row(mxo::Fmt::e2m1, row, false);
-      data.insert(data.end(), packed.begin(), packed.end());
-    }
-  const std::string dd = first_diff(q.data, data);
-  RC_ASSERT_MSG(dd.empty(), (ctx + ": data " + dd).c_str());
-  const std::string sd = first_diff(q.scales, scales);
-  RC_ASSERT_MSG(sd.empty(), (ctx + ": scales " + sd).c_str());
+  const Expected e = oracle_quantize(r, s, x, o, nullptr, &t);
+  const std::string dd = first_diff(q.data, e.data);
+  RC_ASSERT_MSG(dd.empty(), (ctx + " " + std::string(mx::axis_name(o.axis)) + ": data " + dd).c_str());
+  const std::string sd = first_diff(q.scales, e.scales);
+  RC_ASSERT_MSG(sd.empty(), (ctx + " " + std::string(mx::axis_name(o.axis)) + ": scales " + sd).c_str());
   // C5 dequantization of the whole tensor, element by element.
   const auto deq = mx::dequantize(q, Fmt::fp32);
   for (std::int64_t b = 0; b < s.batch; ++b)
     for (std::int64_t m = 0; m < s.rows; ++m)
       for (std::int64_t k = 0; k < s.cols; ++k) {
         const std::int64_t idx = (b * s.rows + m) * s.cols + k;
-        const std::uint8_t e = mx::element_code_at(q, b, m, k), sc = mx::scale_code_at(q, b, m, k);
-        const std::uint32_t want = mxo::nvfp4_dequant(te, t, e, sc);
+        const std::uint8_t ec = mx::element_code_at(q, b, m, k), sc = mx::scale_code_at(q, b, m, k);
+        const std::uint32_t want = mxo::nvfp4_dequant(te, t, ec, sc);
         std::uint32_t got;
         std::memcpy(&got, deq.data() + 4 * idx, 4);
         RC_ASSERT_MSG(got == want || (std::isnan(f32(got)) && std::isnan(f32(want))),
                       (ctx + ": dequant (" + std::to_string(b) + "," + std::to_string(m) + "," + std::to_string(k) +
-                       ") element " + hex(e) + " scale " + hex(sc) + " => observed " + in32(got) + ", expected " + in32(want))
+                       ") element " + hex(ec) + " scale " + hex(sc) + " => observed " + in32(got) + ", expected " + in32(want))
                           .c_str());
       }
 }
