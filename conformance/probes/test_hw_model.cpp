@@ -168,7 +168,8 @@ TEST(C9_HwModel, H100CheckedInCasesReproduced) {
       std::getline(ss, b, ',');
       std::getline(ss, c, ',');
       std::getline(ss, d, ',');
-      if (kind == "mismatch") continue;  // cases the hardware run listed against an older fit
+      // Every row is a hardware case: features, a random sample, and the
+      // "mismatch" rows the run listed against the model it had then.
       DotCase cs;
       const std::size_t k = static_cast<std::size_t>(mx::form_info(f).k);
       cs.a = split_hex(a, k);

@@ -31,7 +31,7 @@ using mx::Operand;
 namespace pr = mxk::probes;
 
 struct Opts {
-  bool list = false, fragments = true, numerics = true;
+  bool list = false, fragments = true, numerics = true, grid = true;
   std::vector<std::string> names;
   std::string out, refit;
   std::size_t cases = 1000000, fit = 65536;
@@ -282,7 +282,7 @@ int refit(const std::string& dir, const std::vector<MmaForm>& forms, const Opts&
     std::size_t nfeat = 0;
     std::getline(csv, line);
     while (std::getline(csv, line)) {
-      if (line.rfind("feature", 0) != 0) continue;
+      if (line.rfind("random", 0) == 0) continue;  // features and recorded mismatches (hardware cases)
       std::stringstream ss(line);
       std::string kind, a, b, c, dd;
       std::getline(ss, kind, ',');
@@ -301,6 +301,17 @@ int refit(const std::string& dir, const std::vector<MmaForm>& forms, const Opts&
       cs.push_back(x);
       ++nfeat;
     }
+    try {
+      const mx::HwModelParams hp = mx::h100_fitted_model(f);
+      const auto bad = mx::hw_mismatches(hp, fi.a_elem, cs);
+      std::cout << "CHECK " << fi.name << ": h100_fitted_model (" << mx::to_string(hp) << ") on " << cs.size()
+                << " hardware cases (" << nfeat << " features): " << bad.size() << " mismatches\n";
+      for (std::size_t i = 0; i < bad.size() && i < 5; ++i)
+        std::cout << "   " << case_row("bad", cs[bad[i]], mx::hw_dot(hp, fi.a_elem, cs[bad[i]]), mx::elem_bits(fi.a_elem) / 4);
+    } catch (const mx::UnknownName&) {
+      std::cout << "CHECK " << fi.name << ": no fitted model\n";
+    }
+    if (!o.grid) continue;
     const mx::HwFit fit = mx::fit_hw_model(fi.a_elem, fi.k, cs, threads);
     std::cout << "REFIT " << fi.name << " on " << cs.size() << " cases (" << nfeat << " features): " << fit.exact.size()
               << " exact candidates\n";
@@ -336,6 +347,7 @@ int probe_main(const std::vector<std::string>& args) {
       else if (a == "--threads") o.threads = std::stoi(next());
       else if (a == "--no-fragments") o.fragments = false;
       else if (a == "--no-numerics") o.numerics = false;
+      else if (a == "--no-grid") o.grid = false;
       else if (a == "--help" || a == "-h") {
         std::cout << "usage: probe [--list] [NAME...] [--out DIR] [--cases N] [--fit N] [--seed S] "
                      "[--no-fragments] [--no-numerics] [--threads T]\n";

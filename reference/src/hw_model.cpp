@@ -124,6 +124,7 @@ std::uint32_t round_to_f32(bool neg, u128 mag, int unit, int p, HwRound r, bool 
 Term f32_term(std::uint32_t bits) { return unpack(Elem::f32, bits).t; }
 
 struct Prepared {
+  std::uint32_t c_bits = 0;
   Kind special = Kind::finite;
   bool special_neg = false;
   Term c;
@@ -133,6 +134,7 @@ struct Prepared {
 
 Prepared prepare(Elem e, const DotCase& cs) {
   Prepared p;
+  p.c_bits = cs.c;
   const Val c = unpack(Elem::f32, cs.c);
   bool has_nan = c.kind == Kind::nan, pos_inf = false, neg_inf = false;
   if (c.kind == Kind::inf) (c.t.neg ? neg_inf : pos_inf) = true;
@@ -188,6 +190,8 @@ i128 cut(const Term& t, int unit, HwRound a) {
   return t.neg ? -static_cast<i128>(mag) : static_cast<i128>(mag);
 }
 
+std::uint32_t cs_c_bits(const Prepared& pr) { return pr.c_bits; }
+
 std::uint32_t run_model(const HwModelParams& p, const Prepared& pr) {
   if (pr.special == Kind::nan) return 0x7FFFFFFFu;
   if (pr.special == Kind::inf) return pr.special_neg ? 0xFF800000u : 0x7F800000u;
@@ -195,6 +199,11 @@ std::uint32_t run_model(const HwModelParams& p, const Prepared& pr) {
   bool acc_zero = pr.c_zero;
   if (p.ftz && !acc_zero && lead(acc) < -126) acc_zero = true;  // flushed subnormal C
   bool acc_negzero = acc_zero && pr.c.neg;
+  if (p.c_fadd_end) {  // products from +0; C joins in one fp32 add at the end
+    acc = Term{};
+    acc_zero = true;
+    acc_negzero = false;
+  }
   const int n = static_cast<int>(pr.prods.size());
   const int g = std::max(1, p.group);
   std::vector<Term> ord;
@@ -256,8 +265,12 @@ std::uint32_t run_model(const HwModelParams& p, const Prepared& pr) {
     acc_zero = acc.sig == 0;
     acc_negzero = acc_zero && acc.neg;
   }
-  if (acc_zero) return acc_negzero ? 0x80000000u : 0u;
-  return round_to_f32(acc.neg, acc.sig, acc.lsb, 24, HwRound::rz);
+  const std::uint32_t t = acc_zero ? (acc_negzero ? 0x80000000u : 0u)
+                                   : round_to_f32(acc.neg, acc.sig, acc.lsb, 24, HwRound::rz);
+  if (!p.c_fadd_end) return t;
+  // One IEEE fp32 addition, round to nearest even (the host's float add).
+  const float sum = std::bit_cast<float>(cs_c_bits(pr)) + std::bit_cast<float>(t);
+  return std::bit_cast<std::uint32_t>(sum);
 }
 
 }  // namespace
@@ -269,7 +282,8 @@ std::string to_string(const HwModelParams& p) {
          " out_mbits=" + std::to_string(p.out_mbits) + " out_round=" + rn(p.out_round) +
          " c=" + (p.c_in_group ? "in_group" : "after_group") +
          " k_order=" + (p.k_order == KOrder::natural ? "natural" : "pairs_split") + (p.widen_f16 ? " widen_f16" : "") +
-         (p.overflow_inf ? " overflow=inf" : " overflow=ieee") + (p.ftz ? " ftz" : "");
+         (p.overflow_inf ? " overflow=inf" : " overflow=ieee") + (p.ftz ? " ftz" : "") +
+         (p.c_fadd_end ? " c_fadd_end" : "");
 }
 
 std::uint32_t hw_dot(const HwModelParams& p, Elem e, const DotCase& cs) {
@@ -370,6 +384,15 @@ std::vector<HwModelParams> hw_candidate_grid(int k) {
                   p.widen_f16 = true;
                   out.push_back(p);
                 }
+                if (ko == KOrder::pairs_split && cin && om == 23 && !ftz) {
+                  p.c_fadd_end = true;  // (C enters only at the end: c_in_group is moot)
+                  p.widen_f16 = false;
+                  out.push_back(p);
+                  if (nom) {
+                    p.widen_f16 = true;
+                    out.push_back(p);
+                  }
+                }
               }
   return out;
 }
@@ -449,6 +472,16 @@ HwModelParams h100_fitted_model(MmaForm f) {
       return p;
     case MmaForm::mma_tf32_m16n8k8:
       p.group = 8;
+      return p;
+    case MmaForm::mma_e4m3_m16n8k32:
+    case MmaForm::mma_e5m2_m16n8k32:
+      // No fp8 tensor-core path for mma.sync on sm_90: ptxas widens the
+      // operands to f16 (exact) and runs two HMMA.16816.F32 from zero, the
+      // first on the k with (k & 2) == 0, then adds C with one FADD (RNE).
+      p.group = 16;
+      p.k_order = KOrder::pairs_split;
+      p.widen_f16 = true;
+      p.c_fadd_end = true;
       return p;
     case MmaForm::wgmma_e4m3_m64n8k32_rs:
     case MmaForm::wgmma_e4m3_m64n8k32_ss:

@@ -57,6 +57,11 @@ struct HwModelParams {
   bool overflow_inf = true;
   // Subnormal C inputs and subnormal results are flushed to (signed) zero.
   bool ftz = false;
+  // C is not aligned with the products: the groups accumulate from +0 and C
+  // is added at the end by one IEEE fp32 addition (RNE). This is what ptxas
+  // emits for mma.sync e4m3/e5m2 on sm_90 (seen in the SASS on the H100:
+  // F2FP.F16.E4M3.UNPACK_B, HMMA.16816.F32 from RZ, HMMA.16816.F32, FADD).
+  bool c_fadd_end = false;
   friend bool operator==(const HwModelParams&, const HwModelParams&) = default;
 };
 
