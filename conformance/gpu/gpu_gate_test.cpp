@@ -184,6 +184,44 @@ TEST_P(Recipes, DequantizeBytesEqualReference) {
   }
 }
 
+// Edges of the fast kernels' work units: rowwise warps own chunks of 1024
+// (bf16/f16) or 512 (f32) elements of a row, colwise/fused CTAs own
+// 128 x 64 tiles. K just past a chunk and not a multiple of 8 (scalar
+// path), full vector chunks with M ragged past two tiles, and a batch whose
+// M and K both end one short block past a tile/chunk; both conversion paths.
+TEST_P(Recipes, ChunkAndTileEdgesBytesEqualReference) {
+  REQUIRE_GPU();
+  const mx::Recipe r = mx::parse_recipe(GetParam());
+  std::uint64_t seed = 1100;
+  for (const Shape& s : {Shape{1, 3, 2085}, Shape{1, 257, 2048}, Shape{2, 130, 1030}}) {
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f32, mx::InType::f16}) {
+      for (Dist d : {Dist::uniform, Dist::special}) {
+        const gate::Input in = gate::make_input(d, t, s.b, s.m, s.k, r.elem, seed++);
+        for (const bool sw : {false, true}) {
+          mxk::set_force_software(sw);
+          for (const Cfg& c : kCfgs) {
+            const mx::Quantized want = mx::quantize(r, in.view(), opts_of(c));
+            const std::string diff = gate::diff_quantized(mxk::quantize_device(r, in.view(), opts_of(c)), want);
+            if (!diff.empty()) mxk::set_force_software(false);
+            ASSERT_EQ(diff, "") << where(GetParam(), c, t, s, d) << (sw ? " (software conversion)" : "");
+          }
+          for (int pair = 0; pair < 2; ++pair) {
+            const Cfg& rc = kCfgs[pair == 0 ? 0 : 1];
+            const Cfg& cc = kCfgs[pair == 0 ? 3 : 7];
+            const mxk::FusedQuantized got = mxk::quantize_device_fused(r, in.view(), opts_of(rc), opts_of(cc));
+            const std::string dr = gate::diff_quantized(got.rowwise, mx::quantize(r, in.view(), opts_of(rc)));
+            const std::string dc = gate::diff_quantized(got.colwise, mx::quantize(r, in.view(), opts_of(cc)));
+            if (!dr.empty() || !dc.empty()) mxk::set_force_software(false);
+            ASSERT_EQ(dr, "") << where(GetParam(), rc, t, s, d) << " (fused)" << (sw ? " (software conversion)" : "");
+            ASSERT_EQ(dc, "") << where(GetParam(), cc, t, s, d) << " (fused)" << (sw ? " (software conversion)" : "");
+          }
+        }
+        mxk::set_force_software(false);
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(GpuGate, Recipes, ::testing::ValuesIn(mx::recipe_names()), param_name);
 
 // Large tensors: 4096x4096 for a few recipes (the reference is computed on

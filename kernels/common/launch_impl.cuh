@@ -53,8 +53,12 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
   const In* x = static_cast<const In*>(q.x);
   if (q.batch * q.M * q.K == 0) return;
   if (q.do_row && !q.do_col) {
-    const std::int64_t threads = q.batch * q.M * p.row.sblocks * (V / 8);
-    dev::k_rowwise<In, Q><<<grid_for(threads, 512), 256, 0, s>>>(x, p);
+    constexpr std::int64_t CH = 256 * dev::RowU<In>::U;
+    const std::int64_t rows = q.batch * q.M;
+    const std::int64_t gx = (rows + dev::kRowWarps - 1) / dev::kRowWarps;
+    if (gx > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many rows for one launch");
+    const std::int64_t gy = std::min<std::int64_t>((q.K + CH - 1) / CH, 65535);
+    dev::k_rowwise<In, Q><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), 256, 0, s>>>(x, p);
   } else {
     const std::int64_t tiles = q.batch * ((q.M + dev::kTR - 1) / dev::kTR) * ((q.K + dev::kTC - 1) / dev::kTC);
     const int grid = grid_for(tiles, 1);

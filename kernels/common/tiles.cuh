@@ -145,7 +145,9 @@ struct MxQ {
   static constexpr int V = 32;
   static constexpr int BITS = Elem<F>::bits;
   static constexpr int SHIFT8 = (F == kE2M1) ? 2 : 0;  // container8 placement (C6)
-  __device__ __forceinline__ static uint32_t block(const uint32_t (&v)[8], int n, const Params& p,
+  struct State {};
+  __device__ __forceinline__ static State prepare(const Params&) { return {}; }
+  __device__ __forceinline__ static uint32_t block(const uint32_t (&v)[8], int n, const Params& p, const State&,
                                                    uint32_t (&codes)[8]) {
     // amax over all present elements; a NaN/Inf shows up as am >= 0x7F800000
     // and (rarely) sends the warp through the finite-only recomputation (C3).
@@ -153,19 +155,20 @@ struct MxQ {
     uint32_t am = 0;
 #pragma unroll
     for (int i = 0; i < 8; ++i) am = max(am, v[i] & 0x7FFFFFFFu);
-    uint32_t nf = am >= 0x7F800000u ? 1u : 0u;
-    if (__any_sync(0xFFFFFFFFu, nf)) {
+    uint32_t nf = 0;
+    if (__any_sync(0xFFFFFFFFu, am >= 0x7F800000u)) {  // rare: some block of the warp is non-finite
+      nf = am >= 0x7F800000u ? 1u : 0u;
       am = 0;
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
         const uint32_t a = v[i] & 0x7FFFFFFFu;
         if (i < n && a < 0x7F800000u) am = max(am, a);
       }
+      nf |= __shfl_xor_sync(0xFFFFFFFFu, nf, 1);
+      nf |= __shfl_xor_sync(0xFFFFFFFFu, nf, 2);
     }
     am = max(am, __shfl_xor_sync(0xFFFFFFFFu, am, 1));
     am = max(am, __shfl_xor_sync(0xFFFFFFFFu, am, 2));
-    nf |= __shfl_xor_sync(0xFFFFFFFFu, nf, 1);
-    nf |= __shfl_xor_sync(0xFFFFFFFFu, nf, 2);
     const uint32_t code = scale_code<F>(am, p.rule, p.inv_max);
     encode8<F, HW>(v, static_cast<int>(code) - 127, codes);
     if (n < 8) {
@@ -178,31 +181,47 @@ struct MxQ {
 
 // NVFP4 (C5). ORDER 0: TransformerEngine, 1: torchao. The operation order
 // follows reference/src/quantize.cpp (nvfp4_block), one fp32 op at a time.
+// The per-tensor terms (S_enc, S_dec, S_enc/6; torchao's per_tensor_scale)
+// depend only on the global amax: State computes them once per thread.
 template <int ORDER>
 struct Nvfp4Q {
   static constexpr int V = 16;
   static constexpr int BITS = 4;
   static constexpr int SHIFT8 = 2;
-  __device__ __forceinline__ static uint32_t block(const uint32_t (&v)[8], int n, const Params& p,
+  struct State {
+    float a, b;  // TE: s_dec, s_enc * fp32(1/6); torchao: per_tensor_scale, unused
+  };
+  __device__ __forceinline__ static State prepare(const Params& p) {
+    const float gam = __uint_as_float(*p.gamax & 0x7FFFFFFFu);
+    State st;
+    if (ORDER == 0) {
+      const float s_enc = (gam == 0.0f || !isfinite(gam)) ? 1.0f : __fdiv_rn(2688.0f, gam);
+      st.a = __fdiv_rn(1.0f, s_enc);
+      st.b = __fmul_rn(s_enc, static_cast<float>(1.0 / 6.0));
+    } else {
+      st.a = __fdiv_rn(gam, 2688.0f);
+      st.b = 0.0f;
+    }
+    return st;
+  }
+  __device__ __forceinline__ static uint32_t block(const uint32_t (&v)[8], int n, const Params& p, const State& st,
                                                    uint32_t (&codes)[8]) {
+    (void)p;
     float m = 0.0f;
 #pragma unroll
     for (int i = 0; i < 8; ++i) if (i < n) m = fmaxf(m, fabsf(__uint_as_float(v[i])));
     m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, 1));
-    const float gam = __uint_as_float(*p.gamax & 0x7FFFFFFFu);
     uint32_t s;
     float x[8];
     if (ORDER == 0) {
-      const float s_enc = (gam == 0.0f || !isfinite(gam)) ? 1.0f : __fdiv_rn(2688.0f, gam);
-      const float s_dec = __fdiv_rn(1.0f, s_enc);
-      const float t = __fmul_rn(s_enc, static_cast<float>(1.0 / 6.0));
-      s = encode_ue4m3(__fmul_rn(m, t));
+      const float s_dec = st.a;
+      s = encode_ue4m3(__fmul_rn(m, st.b));
       const float denom = __fmul_rn(decode_e4m3_mag(s), s_dec);
       const float mult = fminf(__fdiv_rn(1.0f, denom), FLT_MAX);
 #pragma unroll
       for (int i = 0; i < 8; ++i) x[i] = __fmul_rn(__uint_as_float(v[i]), mult);
     } else {
-      const float pts = __fdiv_rn(gam, 2688.0f);
+      const float pts = st.a;
       const float bs = __fdiv_rn(m, 6.0f);
       float sc = __fdiv_rn(bs, pts);
       if (!(sc != sc)) sc = sc < 0.015625f ? 0.015625f : (sc > 448.0f ? 448.0f : sc);
@@ -226,53 +245,83 @@ struct Nvfp4Q {
 };
 
 // ---- rowwise: registers only ------------------------------------------------------
+// One warp per (row, chunk of 256*U elements): lane l owns the 8-element
+// groups at chunk + u*256 + l*8 (u < U), so every load instruction is a
+// coalesced 512-byte (bf16) warp access and U independent 16-byte loads per
+// thread are in flight before the first conversion. grid.x covers rows (8
+// warps per CTA, one row each), grid.y the chunks: the row and the 64-bit
+// bases are computed once per warp, the per-group index math is 32-bit
+// offsets inside the chunk, and nothing divides per element.
+constexpr int kRowWarps = 8;
+template <class In>
+struct RowU {
+  static constexpr int U = sizeof(In) == 4 ? 2 : 4;  // 64 bytes of input per thread in flight
+};
+
 template <class In, class Q>
-__global__ void __launch_bounds__(256) k_rowwise(const In* __restrict__ x, Params p) {
-  constexpr int T = Q::V / 8;
-  const int64_t G = p.row.sblocks * T;  // thread groups per row
-  const int64_t rows = p.batch * p.M;
-  const int64_t total = rows * G;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+__global__ void __launch_bounds__(256, 4) k_rowwise(const In* __restrict__ x, Params p) {
+  constexpr int U = RowU<In>::U;
+  constexpr int T = Q::V / 8;          // lanes per block
+  constexpr int CH = 32 * 8 * U;       // elements per warp chunk
   const int lane = threadIdx.x & 31;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kRowWarps + (threadIdx.x >> 5);
+  const int64_t rows = p.batch * p.M;
+  if (row >= rows) return;  // warp-uniform
+  const typename Q::State st = Q::prepare(p);
+  const In* __restrict__ xr = x + row * p.K;
+  uint8_t* __restrict__ dr = p.row.data + row * p.row.row_bytes;
+  // scale offset of (row, kb) = sbase + (tcgen05 ? (kb/4)*512 + kb%4 : kb)  (C7)
+  const bool tc = p.row.layout == kTcgen05;
+  int64_t sbase;
+  if (tc) {
+    const int64_t b = p.batch == 1 ? 0 : row / p.M;
+    const int64_t r = row - b * p.M;
+    sbase = b * p.row.smat + (r >> 7) * p.row.nkt * 512 + (r & 31) * 16 + ((r >> 5) & 3) * 4;
+  } else {
+    sbase = row * p.row.sblocks;
+  }
+  const bool vec = p.vec_in != 0;
   const bool vout = (p.K % 8) == 0;
-  const bool small = total < (int64_t{1} << 32);
-  // Two independent groups per iteration: both loads are in flight before
-  // either is converted (memory-level parallelism).
-  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x + (threadIdx.x & ~31); base < total;
-       base += 2 * stride) {
-    int64_t row[2], g[2];
-    int n[2];
-    uint32_t v[2][8];
+  const int64_t nch = (p.K + CH - 1) / CH;
+  for (int64_t ch = blockIdx.y; ch < nch; ch += gridDim.y) {
+    const int64_t c0 = ch * CH;
+    const int64_t left = p.K - c0;  // > 0
+    const int rem = left >= CH ? CH : static_cast<int>(left);
+    uint32_t v[U][8];
+    int n[U];
 #pragma unroll
-    for (int u = 0; u < 2; ++u) {
-      const int64_t t = base + u * stride + lane;
-      row[u] = 0;
-      g[u] = 0;
-      n[u] = 0;
-      if (t < total) {
-        row[u] = small ? static_cast<int64_t>(static_cast<uint32_t>(t) / static_cast<uint32_t>(G)) : t / G;
-        g[u] = t - row[u] * G;
-        const int64_t r = p.K - g[u] * 8;
-        n[u] = r <= 0 ? 0 : (r >= 8 ? 8 : static_cast<int>(r));
-      }
-      load8<In>(x, row[u] * p.K + g[u] * 8, n[u], p.vec_in, v[u]);
+    for (int u = 0; u < U; ++u) {
+      const int off = u * 256 + lane * 8;
+      const int r = rem - off;
+      n[u] = r <= 0 ? 0 : (r >= 8 ? 8 : r);
+      load8<In>(xr + c0, off, n[u], vec, v[u]);
     }
 #pragma unroll
-    for (int u = 0; u < 2; ++u) {
-      const bool live = base + u * stride + lane < total;
+    for (int u = 0; u < U; ++u) {
+      if (u * 256 >= rem) break;  // warp-uniform: nothing left in this chunk
       uint32_t codes[8];
-      const uint32_t sc = Q::block(v[u], n[u], p, codes);
-      if (n[u] > 0) store8<Q::BITS>(p.row.data + row[u] * p.row.row_bytes, g[u], n[u], codes, p.container8, Q::SHIFT8, vout);
-      if (live && (g[u] % T) == 0) {
-        const int64_t b = row[u] / p.M;
-        p.row.scales[scale_offset(p.row, b, row[u] - b * p.M, g[u] / T)] = static_cast<uint8_t>(sc);
+      const uint32_t sc = Q::block(v[u], n[u], p, st, codes);
+      const int64_t g = (c0 >> 3) + u * 32 + lane;  // 8-element group index in the row
+      if (n[u] > 0) {
+        store8<Q::BITS>(dr, g, n[u], codes, p.container8, Q::SHIFT8, vout);
+        if ((lane % T) == 0) {
+          const int64_t kb = g / T;
+          p.row.scales[sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb)] = static_cast<uint8_t>(sc);
+        }
       }
     }
   }
 }
 
-// ---- colwise / fused: 32 x 64 tiles ---------------------------------------------
-constexpr int kTR = 32, kTC = 64;
+// ---- colwise / fused: 128 x 64 tiles --------------------------------------------
+// A CTA of 256 threads owns a 128-row x 64-column tile. Load: thread ->
+// columns lc..lc+7 of rows lr, lr+32, lr+64, lr+96 (four independent
+// 16-byte loads in flight); the rowwise blocks (fused) are quantized from
+// those registers. Colwise: thread -> column cc, rows 32u + rg*8 .. +7 of
+// each of the four 32-row bands. In-tile offsets are 32-bit; the 64-bit
+// tile bases are computed once per tile. Two barriers per tile (three for
+// source-order colwise data, which goes back through shared memory).
+constexpr int kTR = 128, kTC = 64, kTB = kTR / 32;
 
 template <class In, class Q, bool ROW, bool COL>
 __global__ void __launch_bounds__(256) k_tile(const In* __restrict__ x, Params p) {
@@ -284,67 +333,87 @@ __global__ void __launch_bounds__(256) k_tile(const In* __restrict__ x, Params p
   const int64_t ntiles = p.batch * ntm * ntc;
   const bool vrow = (p.K % 8) == 0;
   const bool vcol = (p.M % 8) == 0;
+  const typename Q::State st = Q::prepare(p);
+  const int lr = tid >> 3, lc = (tid & 7) * 8;  // load / source-order store mapping
+  const int cc = tid >> 2, rg = tid & 3;        // colwise mapping
   for (int64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
     const int64_t b = tile / (ntm * ntc);
     const int64_t rem = tile - b * ntm * ntc;
     const int64_t tm = rem / ntc, tc = rem - tm * ntc;
     const int64_t m0 = tm * kTR, c0 = tc * kTC;
-    // load: thread -> row lr, columns lc..lc+7
-    const int lr = tid >> 3, lc = (tid & 7) * 8;
+    const int mrem = static_cast<int>(p.M - m0 < kTR ? p.M - m0 : kTR);  // rows of this tile
+    const int krem = static_cast<int>(p.K - c0 < kTC ? p.K - c0 : kTC);  // columns of this tile
+    const In* __restrict__ xt = x + (b * p.M + m0) * p.K + c0;
     {
-      const int64_t m = m0 + lr, k = c0 + lc;
-      int n = 0;
-      if (m < p.M) {
-        const int64_t r = p.K - k;
-        n = r <= 0 ? 0 : (r >= 8 ? 8 : static_cast<int>(r));
-      }
-      uint32_t v[8];
-      load8<In>(x, (b * p.M + m) * p.K + k, n, p.vec_in, v);
-      if (COL) {
+      uint32_t v[kTB][8];
+      int n[kTB];
 #pragma unroll
-        for (int i = 0; i < 8; ++i) sx[lr][lc + i] = v[i];
+      for (int u = 0; u < kTB; ++u) {
+        const int r = krem - lc;
+        n[u] = (lr + 32 * u >= mrem || r <= 0) ? 0 : (r >= 8 ? 8 : r);
+        load8<In>(xt, static_cast<int64_t>(lr + 32 * u) * p.K + lc, n[u], p.vec_in, v[u]);
       }
-      if (ROW) {
-        uint32_t codes[8];
-        const uint32_t sc = Q::block(v, n, p, codes);
-        const int64_t g = k / 8;
-        if (n > 0) store8<Q::BITS>(p.row.data + (b * p.M + m) * p.row.row_bytes, g, n, codes, p.container8, Q::SHIFT8, vrow);
-        if (m < p.M && k < p.K && (g % T) == 0) p.row.scales[scale_offset(p.row, b, m, g / T)] = static_cast<uint8_t>(sc);
+#pragma unroll
+      for (int u = 0; u < kTB; ++u) {
+        if (COL) {
+#pragma unroll
+          for (int i = 0; i < 8; ++i) sx[lr + 32 * u][lc + i] = v[u][i];
+        }
+        if (ROW) {
+          if (32 * u < mrem) {  // warp-uniform (a warp's lanes share the band)
+            uint32_t codes[8];
+            const uint32_t sc = Q::block(v[u], n[u], p, st, codes);
+            const int64_t m = m0 + lr + 32 * u;
+            const int64_t g = (c0 + lc) / 8;
+            if (n[u] > 0) {
+              store8<Q::BITS>(p.row.data + (b * p.M + m) * p.row.row_bytes, g, n[u], codes, p.container8, Q::SHIFT8, vrow);
+              if ((g % T) == 0) p.row.scales[scale_offset(p.row, b, m, g / T)] = static_cast<uint8_t>(sc);
+            }
+          }
+        }
       }
     }
     if (COL) {
       __syncthreads();
-      // thread -> column cc, rows rg*8 .. rg*8+7
-      const int cc = tid >> 2, rg = tid & 3;
-      const int64_t k = c0 + cc, mm = m0 + rg * 8;
-      int n = 0;
-      if (k < p.K) {
-        const int64_t r = p.M - mm;
-        n = r <= 0 ? 0 : (r >= 8 ? 8 : static_cast<int>(r));
-      }
-      uint32_t v[8];
+      const int64_t k = c0 + cc;
 #pragma unroll
-      for (int i = 0; i < 8; ++i) v[i] = (i < n) ? sx[rg * 8 + i][cc] : 0u;
-      uint32_t codes[8];
-      const uint32_t sc = Q::block(v, n, p, codes);
-      const int64_t g = mm / 8;
-      if (k < p.K && mm < p.M && (g % T) == 0) p.col.scales[scale_offset(p.col, b, k, g / T)] = static_cast<uint8_t>(sc);
-      if (p.col.transposed) {
-        if (n > 0) store8<Q::BITS>(p.col.data + (b * p.K + k) * p.col.row_bytes, g, n, codes, p.container8, Q::SHIFT8, vcol);
-      } else {
+      for (int u = 0; u < kTB; ++u) {
+        if (32 * u >= mrem) break;  // block-uniform
+        const int r0 = 32 * u + rg * 8;
+        const int r = mrem - r0;
+        const int n = (cc >= krem || r <= 0) ? 0 : (r >= 8 ? 8 : r);
+        uint32_t v[8];
 #pragma unroll
-        for (int i = 0; i < 8; ++i) scode[rg * 8 + i][cc] = static_cast<uint8_t>(codes[i]);
-        __syncthreads();
-        const int64_t m = m0 + lr, kk = c0 + lc;
-        int n2 = 0;
-        if (m < p.M) {
-          const int64_t r = p.K - kk;
-          n2 = r <= 0 ? 0 : (r >= 8 ? 8 : static_cast<int>(r));
+        for (int i = 0; i < 8; ++i) v[i] = (i < n) ? sx[r0 + i][cc] : 0u;
+        uint32_t codes[8];
+        const uint32_t sc = Q::block(v, n, p, st, codes);
+        const int64_t g = (m0 + r0) / 8;
+        if (n > 0) {
+          if ((g % T) == 0) p.col.scales[scale_offset(p.col, b, k, g / T)] = static_cast<uint8_t>(sc);
+          if (p.col.transposed) {
+            store8<Q::BITS>(p.col.data + (b * p.K + k) * p.col.row_bytes, g, n, codes, p.container8, Q::SHIFT8, vcol);
+          }
         }
-        uint32_t c2[8];
+        if (!p.col.transposed) {
 #pragma unroll
-        for (int i = 0; i < 8; ++i) c2[i] = (i < n2) ? scode[lr][lc + i] : 0u;
-        if (n2 > 0) store8<Q::BITS>(p.col.data + (b * p.M + m) * p.col.row_bytes, kk / 8, n2, c2, p.container8, Q::SHIFT8, vrow);
+          for (int i = 0; i < 8; ++i) scode[r0 + i][cc] = static_cast<uint8_t>(codes[i]);
+        }
+      }
+      if (!p.col.transposed) {
+        __syncthreads();
+        const int r = krem - lc;
+#pragma unroll
+        for (int u = 0; u < kTB; ++u) {
+          const int row = lr + 32 * u;
+          const int n2 = (row >= mrem || r <= 0) ? 0 : (r >= 8 ? 8 : r);
+          if (n2 > 0) {
+            uint32_t c2[8];
+#pragma unroll
+            for (int i = 0; i < 8; ++i) c2[i] = (i < n2) ? scode[row][lc + i] : 0u;
+            store8<Q::BITS>(p.col.data + (b * p.M + m0 + row) * p.col.row_bytes, (c0 + lc) / 8, n2, c2, p.container8,
+                            Q::SHIFT8, vrow);
+          }
+        }
       }
       __syncthreads();
     }
