@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "mx/hw_model.hpp"
+#include "mxk/api.hpp"
 #include "probe_lib.hpp"
 
 namespace {
@@ -19,6 +20,15 @@ struct Emulate {
   ~Emulate() { pr::set_emulation(nullptr); }
   mx::HwModelParams params;
 };
+
+TEST(C10_ProbeEmulated, ScaleLaneProbeAgreesWithTheDocumentedLanes) {
+  // With the emulated block-scaled MMA reading scales where C10 says, every
+  // selector of every block-scaled form must come out "matches C10".
+  Emulate emu(mx::HwModelParams{});
+  for (const char* name : {"mma.m16n8k32.mxf8f6f4", "mma.m16n8k64.mxf4", "mma.m16n8k64.mxf4nvf4"}) {
+    EXPECT_EQ(mxk::probe_main({name}), 0) << name;
+  }
+}
 
 TEST(C10_ProbeEmulated, FragmentDecodingRecoversTheMaps) {
   Emulate emu(mx::HwModelParams{});

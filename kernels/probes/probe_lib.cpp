@@ -892,16 +892,71 @@ std::vector<Feature> feature_cases(MmaForm f) {
 }  // namespace mxk::probes
 
 namespace mxk::probes {
+
+// Emulated block-scaled mma.sync (documented maps and scale lanes, exact
+// arithmetic): D[m][n] = C + sum_k A*B*SA(m, k/V)*SB(n, k/V).
+static void emulate_scale(MmaForm f, const ScaleSel& s, TileBatch& b, const std::vector<std::uint32_t>& sfa,
+                          const std::vector<std::uint32_t>& sfb) {
+  const auto& fi = mx::form_info(f);
+  const bool nv = f == MmaForm::mma_mxf4nvf4_m16n8k64;
+  const int vec = f == MmaForm::mma_mxf8f6f4_m16n8k32 ? 1 : nv ? 4 : 2;
+  const int V = fi.k / vec;
+  const int bits = mx::elem_bits(fi.a_elem);
+  auto elem = [&](std::uint32_t code) {
+    if (fi.a_elem == Elem::e2m1) {
+      static const double t[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+      return (code & 8 ? -1.0 : 1.0) * t[code & 7];
+    }
+    return elem_value(fi.a_elem, code);
+  };
+  auto scale = [&](std::uint32_t byte) {
+    return nv ? elem_value(Elem::e4m3, byte & 0x7F) : std::ldexp(1.0, static_cast<int>(byte) - 127);
+  };
+  std::vector<std::vector<double>> A(16, std::vector<double>(static_cast<std::size_t>(fi.k))),
+      B(8, std::vector<double>(static_cast<std::size_t>(fi.k)));
+  for (int l = 0; l < 32; ++l) {
+    for (int r = 0; r < 4; ++r)
+      for (int e = 0; e < fi.a_per_reg; ++e) {
+        const mx::RowCol rc = mx::documented(f, Operand::A, l, r, e);
+        const std::uint32_t code = (b.a_img[static_cast<std::size_t>(l * 4 + r)] >> (e * bits)) & ((1u << bits) - 1);
+        A[static_cast<std::size_t>(rc.row)][static_cast<std::size_t>(rc.col)] = elem(code);
+      }
+    for (int r = 0; r < 2; ++r)
+      for (int e = 0; e < fi.b_per_reg; ++e) {
+        const mx::RowCol rc = mx::documented(f, Operand::B, l, r, e);
+        const std::uint32_t code = (b.b_img[static_cast<std::size_t>(l * 2 + r)] >> (e * bits)) & ((1u << bits) - 1);
+        B[static_cast<std::size_t>(rc.col)][static_cast<std::size_t>(rc.row)] = elem(code);
+      }
+  }
+  auto sbyte = [&](const std::vector<std::uint32_t>& w, mx::LaneByte lb) {
+    return (w[static_cast<std::size_t>(lb.lane)] >> (8 * lb.byte)) & 0xFFu;
+  };
+  b.d_img.assign(128, 0x7F7F7F7Fu);
+  for (int l = 0; l < 32; ++l)
+    for (int r = 0; r < 4; ++r) {
+      const mx::RowCol rc = mx::documented(f, Operand::C, l, r, 0);
+      double acc = static_cast<double>(std::bit_cast<float>(b.c_img[static_cast<std::size_t>(l * 4 + r)]));
+      for (int k = 0; k < fi.k; ++k) {
+        const int j = k / V;
+        acc += A[static_cast<std::size_t>(rc.row)][static_cast<std::size_t>(k)] *
+               B[static_cast<std::size_t>(rc.col)][static_cast<std::size_t>(k)] *
+               scale(sbyte(sfa, mx::documented_scale_lane(Operand::A, rc.row, j, s.tid_a, s.byte_a))) *
+               scale(sbyte(sfb, mx::documented_scale_lane(Operand::B, rc.col, j, s.tid_b, s.byte_b)));
+      }
+      b.d_img[static_cast<std::size_t>(l * 4 + r)] = std::bit_cast<std::uint32_t>(static_cast<float>(acc));
+    }
+}
+
+void exec_scale(MmaForm f, const ScaleSel& s, TileBatch& b, const std::vector<std::uint32_t>& sfa,
+                const std::vector<std::uint32_t>& sfb) {
+  if (g_emulate) emulate_scale(f, s, b, sfa, sfb);
+  else run_scale_batch(f, s, b, sfa, sfb);
+}
+
 void set_emulation(const mx::HwModelParams* p) { g_emulate = p; }
 bool emulating() { return g_emulate != nullptr; }
 bool runnable(MmaForm f, std::string* why) {
-  if (g_emulate) {
-    if (mx::form_info(f).sm >= 120) {
-      if (why) *why = "needs sm_120a (not emulated)";
-      return false;
-    }
-    return true;
-  }
+  if (g_emulate) return true;
   return form_runnable(f, why);
 }
 }  // namespace mxk::probes

@@ -10,6 +10,7 @@
 
 #include "mx/hw_model.hpp"
 #include "mx/mma_map.hpp"
+#include "probe_kernels.hpp"
 
 namespace mxk::probes {
 
@@ -65,7 +66,10 @@ double elem_value(mx::Elem e, std::uint64_t code);
 // For tests of the decoding and fitting logic on machines without a GPU.
 void set_emulation(const mx::HwModelParams* p);
 bool emulating();
-// form_runnable(), or true for the sm_90 forms under emulation.
+// Block-scale probe tile: run_scale_batch(), or its emulation.
+void exec_scale(mx::MmaForm f, const ScaleSel& s, TileBatch& b, const std::vector<std::uint32_t>& sfa,
+                const std::vector<std::uint32_t>& sfb);
+// form_runnable(), or true for every form under emulation.
 bool runnable(mx::MmaForm f, std::string* why);
 
 }  // namespace mxk::probes

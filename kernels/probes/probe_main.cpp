@@ -219,7 +219,7 @@ std::size_t run_scales(MmaForm f, const Opts&) {
           auto& v = which == 0 ? sa : sb;
           v[static_cast<std::size_t>(lane)] = (v[static_cast<std::size_t>(lane)] & ~(0xFFu << (8 * byte))) |
                                               (std::uint32_t{two} << (8 * byte));
-          pr::run_scale_batch(f, s, b, sa, sb);
+          pr::exec_scale(f, s, b, sa, sb);
           // Which (row, col) changed.
           std::vector<mx::RowCol> up;
           float base = static_cast<float>(fi.k);
