@@ -67,6 +67,37 @@ TEST(C9_HwModel, GroupsRoundBetweenSteps) {
   EXPECT_EQ(mx::hw_dot(p, Elem::bf16, d), fb(std::ldexp(1.0f, -16)));
 }
 
+TEST(C9_HwModel, H100Fp8MmaSyncAddsCLastWithRne) {
+  // e5m2: p0 = (1.5 * 2^-12) * 2^-12 = 1.5 * 2^-24 and c = 1. Aligned with c
+  // and cut (rz) it vanishes; summed from 0 and added by one RNE fp32 add
+  // (the H100 mma.sync fp8 model) it rounds 1 up to 1 + 2^-23.
+  DotCase d;
+  d.a.assign(32, 0);
+  d.b.assign(32, 0);
+  d.a[0] = 0x0E;  // e5m2 1.5 * 2^-12 (exponent field 3, mantissa 10)
+  d.b[0] = 0x0C;  // e5m2 2^-12
+  d.c = fb(1.0f);
+  const HwModelParams fp8 = mx::h100_fitted_model(mx::MmaForm::mma_e5m2_m16n8k32);
+  EXPECT_TRUE(fp8.c_fadd_end);
+  EXPECT_EQ(mx::hw_dot(fp8, Elem::e5m2, d), fb(1.0f) + 1);
+  HwModelParams in_group = fp8;
+  in_group.c_fadd_end = false;
+  EXPECT_EQ(mx::hw_dot(in_group, Elem::e5m2, d), fb(1.0f));
+  // The (k & 2) order: p0 = 2^16, p1 = -2^16, p2 = 2^-16 sit in different
+  // groups (k = 2 runs in the second step), so 2^-16 survives; with p4
+  // instead of p2 (same step as p0) it is cut.
+  DotCase g;
+  g.a.assign(32, 0);
+  g.b.assign(32, 0);
+  g.a[0] = 0x5C; g.b[0] = 0x5C;  // 2^8 * 2^8
+  g.a[1] = 0xDC; g.b[1] = 0x5C;  // -2^8 * 2^8
+  g.a[2] = 0x1C; g.b[2] = 0x1C;  // 2^-8 * 2^-8
+  EXPECT_EQ(mx::hw_dot(fp8, Elem::e5m2, g), fb(std::ldexp(1.0f, -16)));
+  std::swap(g.a[2], g.a[4]);
+  std::swap(g.b[2], g.b[4]);
+  EXPECT_EQ(mx::hw_dot(fp8, Elem::e5m2, g), 0u);
+}
+
 TEST(C9_HwModel, SpecialsPropagate) {
   HwModelParams p;
   DotCase d = bf16_case({INFINITY, 1.0f}, {1.0f, 1.0f}, 0.0f);
