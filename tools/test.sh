@@ -3,8 +3,22 @@
 # as tools/setup.sh does, then run every CTest label (cpu, exhaustive, gpu) in
 # one ctest run. Without a GPU the `gpu` tests are reported as skipped, never
 # as passed. Extra arguments go to ctest (e.g. -L cpu).
-set -euo pipefail
+# After the run it lists how many cases each cross-check and table compared
+# (from the test log), then repeats ctest's own summary as the last lines.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${MX_BUILD_DIR:-build}
-MX_SKIP_MAIN=1 bash tools/setup.sh
-ctest --test-dir "$build" -j "$(nproc)" --output-on-failure "$@"
+MX_SKIP_MAIN=1 bash tools/setup.sh || exit $?
+log="$build/ctest-output.log"
+ctest --test-dir "$build" -j "$(nproc)" --output-on-failure "$@" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+full="$build/Testing/Temporary/LastTest.log"
+if [ -f "$full" ]; then
+  echo
+  echo "=== cases compared (from $full) ==="
+  grep -hE '^\[xcheck\] |^\[ cases    \] ' "$full" | sed -E 's/^\[ cases    \] /[table] /' | sort -u || true
+fi
+echo
+echo "=== ctest summary ==="
+sed -n '/tests passed, /,$p' "$log"
+exit "$rc"
