@@ -4,7 +4,7 @@
 # and the benchmark. Logs and CSV go to $OUT (default ./gpu-out).
 #
 #   tools/gpu-check.sh --prepare   (here, no GPU needed) configure bench/standalone
-#                                  for 90a in build-gpu, build the gate and mxbench,
+#                                  for 90a-real (SASS only) in build-gpu, build the gate and mxbench,
 #                                  copy them to .gpu-bin/ (carry that folder)
 #   tools/gpu-check.sh             (on the GPU machine) use .gpu-bin/ if present,
 #                                  else configure and build (-j16, 90a) there first
@@ -16,21 +16,25 @@ mkdir -p "$OUT"
 bin=.gpu-bin
 
 build() {  # $1 = build dir, $2 = -j
-  cmake -S bench/standalone -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMX_CUDA_ARCHS=90a >/dev/null &&
+  cmake -S bench/standalone -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMX_CUDA_ARCHS=90a-real >/dev/null &&
     cmake --build "$1" -j "$2" --target mx_gpu_gate mxbench
 }
 
 if [ "${1:-}" = "--prepare" ]; then
   build build-gpu 2 || exit 1
   mkdir -p "$bin"
+  rm -f "$bin"/mx_gpu_gate "$bin"/mxbench "$bin"/bins.tar.gz
   cp build-gpu/gpu/mx_gpu_gate build-gpu/kernels/bench/mxbench "$bin"/
   strip "$bin"/mx_gpu_gate "$bin"/mxbench 2>/dev/null || true
+  # compressed: the two binaries (sm_90a SASS) are ~30 MB each, the carry limit is 64 MiB
+  tar -C "$bin" -czf "$bin"/bins.tar.gz mx_gpu_gate mxbench && rm -f "$bin"/mx_gpu_gate "$bin"/mxbench
   mkdir -p .git/info && { grep -qx "/$bin/" .git/info/exclude 2>/dev/null || echo "/$bin/" >> .git/info/exclude; }
   ls -la "$bin"
   exit 0
 fi
 
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv; } 2>&1 | tee "$OUT/device.txt"
+[ -f "$bin/bins.tar.gz" ] && [ ! -x "$bin/mx_gpu_gate" ] && tar -C "$bin" -xzf "$bin/bins.tar.gz"
 if [ ! -x "$bin/mx_gpu_gate" ]; then
   echo "gpu-check: no prebuilt binaries in $bin; building here (90a, -j16)"
   build build-gpu 16 2>&1 | tail -20 || exit 1

@@ -199,11 +199,17 @@ TEST_P(Recipes, ChunkAndTileEdgesBytesEqualReference) {
         const gate::Input in = gate::make_input(d, t, s.b, s.m, s.k, r.elem, seed++);
         for (const bool sw : {false, true}) {
           mxk::set_force_software(sw);
+          // sw: also 4 chunks per warp / tiles per CTA (the pipelined paths
+          // with a prefetched next chunk/tile, full and ragged mixed)
+          mxk::set_work_split(sw ? 4 : 0);
           for (const Cfg& c : kCfgs) {
             const mx::Quantized want = mx::quantize(r, in.view(), opts_of(c));
             const std::string diff = gate::diff_quantized(mxk::quantize_device(r, in.view(), opts_of(c)), want);
-            if (!diff.empty()) mxk::set_force_software(false);
-            ASSERT_EQ(diff, "") << where(GetParam(), c, t, s, d) << (sw ? " (software conversion)" : "");
+            if (!diff.empty()) {
+              mxk::set_force_software(false);
+              mxk::set_work_split(0);
+            }
+            ASSERT_EQ(diff, "") << where(GetParam(), c, t, s, d) << (sw ? " (software conversion, split 4)" : "");
           }
           for (int pair = 0; pair < 2; ++pair) {
             const Cfg& rc = kCfgs[pair == 0 ? 0 : 1];
@@ -211,13 +217,43 @@ TEST_P(Recipes, ChunkAndTileEdgesBytesEqualReference) {
             const mxk::FusedQuantized got = mxk::quantize_device_fused(r, in.view(), opts_of(rc), opts_of(cc));
             const std::string dr = gate::diff_quantized(got.rowwise, mx::quantize(r, in.view(), opts_of(rc)));
             const std::string dc = gate::diff_quantized(got.colwise, mx::quantize(r, in.view(), opts_of(cc)));
-            if (!dr.empty() || !dc.empty()) mxk::set_force_software(false);
-            ASSERT_EQ(dr, "") << where(GetParam(), rc, t, s, d) << " (fused)" << (sw ? " (software conversion)" : "");
-            ASSERT_EQ(dc, "") << where(GetParam(), cc, t, s, d) << " (fused)" << (sw ? " (software conversion)" : "");
+            if (!dr.empty() || !dc.empty()) {
+              mxk::set_force_software(false);
+              mxk::set_work_split(0);
+            }
+            ASSERT_EQ(dr, "") << where(GetParam(), rc, t, s, d) << " (fused)" << (sw ? " (software conversion, split 4)" : "");
+            ASSERT_EQ(dc, "") << where(GetParam(), cc, t, s, d) << " (fused)" << (sw ? " (software conversion, split 4)" : "");
           }
         }
         mxk::set_force_software(false);
+        mxk::set_work_split(0);
       }
+    }
+  }
+}
+
+// The pipelined paths with the hardware conversions too: splits 2 and 3 on
+// shapes with several full vector chunks/tiles per row/column band.
+TEST_P(Recipes, PipelinedSplitsBytesEqualReference) {
+  REQUIRE_GPU();
+  const mx::Recipe r = mx::parse_recipe(GetParam());
+  std::uint64_t seed = 1300;
+  for (const Shape& s : {Shape{1, 384, 3072}, Shape{2, 200, 4104}}) {
+    const gate::Input in = gate::make_input(Dist::special, mx::InType::bf16, s.b, s.m, s.k, r.elem, seed++);
+    for (const int split : {2, 3}) {
+      mxk::set_work_split(split);
+      for (const Cfg& c : {kCfgs[1], kCfgs[3], kCfgs[7]}) {
+        const mx::Quantized want = mx::quantize(r, in.view(), opts_of(c));
+        const std::string diff = gate::diff_quantized(mxk::quantize_device(r, in.view(), opts_of(c)), want);
+        if (!diff.empty()) mxk::set_work_split(0);
+        ASSERT_EQ(diff, "") << where(GetParam(), c, mx::InType::bf16, s, Dist::special) << " split " << split;
+      }
+      const mxk::FusedQuantized got = mxk::quantize_device_fused(r, in.view(), opts_of(kCfgs[1]), opts_of(kCfgs[4]));
+      const std::string dr = gate::diff_quantized(got.rowwise, mx::quantize(r, in.view(), opts_of(kCfgs[1])));
+      const std::string dc = gate::diff_quantized(got.colwise, mx::quantize(r, in.view(), opts_of(kCfgs[4])));
+      mxk::set_work_split(0);
+      ASSERT_EQ(dr, "") << GetParam() << " fused rowwise split " << split;
+      ASSERT_EQ(dc, "") << GetParam() << " fused colwise split " << split;
     }
   }
 }

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -33,6 +34,9 @@ struct QuantLaunch {
   std::uint32_t* gamax = nullptr;  // NVFP4: 4-byte device scratch for the global amax
   bool force_software = false;     // software conversion even where a cvt exists
 };
+
+// mxk::set_work_split (0 = automatic); defined in launch.cu.
+extern std::atomic<int> g_work_split;
 
 // Rejects recipes/policies the kernels do not implement (mx::InvalidArgument).
 void check_supported(const mx::Recipe& r, mx::Packing packing);

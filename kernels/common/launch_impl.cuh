@@ -57,11 +57,20 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
     const std::int64_t rows = q.batch * q.M;
     const std::int64_t gx = (rows + dev::kRowWarps - 1) / dev::kRowWarps;
     if (gx > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many rows for one launch");
-    const std::int64_t gy = std::min<std::int64_t>((q.K + CH - 1) / CH, 65535);
+    // Up to 4 chunks per warp (pipelined), fewer where that would leave
+    // fewer than ~3000 CTAs (small tensors want every SM busy).
+    const std::int64_t nch = (q.K + CH - 1) / CH;
+    const int forced = g_work_split.load();
+    const std::int64_t cpw = forced > 0 ? forced : std::clamp<std::int64_t>(gx * nch / 3000, 1, 4);
+    const std::int64_t gy = std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535);
     dev::k_rowwise<In, Q><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), 256, 0, s>>>(x, p);
   } else {
     const std::int64_t tiles = q.batch * ((q.M + dev::kTR - 1) / dev::kTR) * ((q.K + dev::kTC - 1) / dev::kTC);
-    const int grid = grid_for(tiles, 1);
+    // Up to 4 tiles per CTA (the next tile's loads overlap this one's
+    // conversion), fewer where that would leave fewer than ~3000 CTAs.
+    const int forced = g_work_split.load();
+    const std::int64_t tpc = forced > 0 ? forced : std::clamp<std::int64_t>(tiles / 3000, 1, 4);
+    const int grid = grid_for(tiles, static_cast<int>(tpc));
     if (q.do_row) {
       dev::k_tile<In, Q, true, true><<<grid, 256, 0, s>>>(x, p);
     } else {

@@ -67,6 +67,27 @@ __device__ __forceinline__ uint4 ld_stream(const void* p) {
   return r;
 }
 
+// 8 elements from raw 16-byte words (one word for 16-bit inputs, two for fp32).
+template <class In>
+__device__ __forceinline__ void widen8(const uint4* w, uint32_t (&v)[8]) {
+  if constexpr (sizeof(In) == 2) {
+    const uint32_t u[4] = {w[0].x, w[0].y, w[0].z, w[0].w};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      if constexpr (std::is_same_v<In, __nv_bfloat16>) {
+        v[2 * j] = u[j] << 16;
+        v[2 * j + 1] = u[j] & 0xFFFF0000u;
+      } else {
+        v[2 * j] = widen<__half>(__ushort_as_half(static_cast<unsigned short>(u[j] & 0xFFFFu)));
+        v[2 * j + 1] = widen<__half>(__ushort_as_half(static_cast<unsigned short>(u[j] >> 16)));
+      }
+    }
+  } else {
+    v[0] = w[0].x; v[1] = w[0].y; v[2] = w[0].z; v[3] = w[0].w;
+    v[4] = w[1].x; v[5] = w[1].y; v[6] = w[1].z; v[7] = w[1].w;
+  }
+}
+
 template <class In>
 __device__ __forceinline__ void load8(const In* __restrict__ x, int64_t i0, int n, bool vec, uint32_t (&v)[8]) {
   if (vec && n == 8) {
@@ -249,9 +270,10 @@ struct Nvfp4Q {
 // groups at chunk + u*256 + l*8 (u < U), so every load instruction is a
 // coalesced 512-byte (bf16) warp access and U independent 16-byte loads per
 // thread are in flight before the first conversion. grid.x covers rows (8
-// warps per CTA, one row each), grid.y the chunks: the row and the 64-bit
-// bases are computed once per warp, the per-group index math is 32-bit
-// offsets inside the chunk, and nothing divides per element.
+// warps per CTA, one row each), grid.y strides over the chunks (a warp
+// converts up to 4 chunks of its row, prefetching the next one): the row
+// and the 64-bit bases are computed once per warp, the per-group index math
+// is 32-bit offsets inside the chunk, and nothing divides per element.
 constexpr int kRowWarps = 8;
 template <class In>
 struct RowU {
@@ -259,10 +281,11 @@ struct RowU {
 };
 
 template <class In, class Q>
-__global__ void __launch_bounds__(256, 4) k_rowwise(const In* __restrict__ x, Params p) {
+__global__ void __launch_bounds__(256, 3) k_rowwise(const In* __restrict__ x, Params p) {
   constexpr int U = RowU<In>::U;
   constexpr int T = Q::V / 8;          // lanes per block
   constexpr int CH = 32 * 8 * U;       // elements per warp chunk
+  constexpr int LPG = sizeof(In) == 2 ? 1 : 2;  // 16-byte loads per 8-element group
   const int lane = threadIdx.x & 31;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kRowWarps + (threadIdx.x >> 5);
   const int64_t rows = p.batch * p.M;
@@ -283,33 +306,69 @@ __global__ void __launch_bounds__(256, 4) k_rowwise(const In* __restrict__ x, Pa
   const bool vec = p.vec_in != 0;
   const bool vout = (p.K % 8) == 0;
   const int64_t nch = (p.K + CH - 1) / CH;
-  for (int64_t ch = blockIdx.y; ch < nch; ch += gridDim.y) {
-    const int64_t c0 = ch * CH;
-    const int64_t left = p.K - c0;  // > 0
-    const int rem = left >= CH ? CH : static_cast<int>(left);
-    uint32_t v[U][8];
-    int n[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int off = u * 256 + lane * 8;
-      const int r = rem - off;
-      n[u] = r <= 0 ? 0 : (r >= 8 ? 8 : r);
-      load8<In>(xr + c0, off, n[u], vec, v[u]);
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      if (u * 256 >= rem) break;  // warp-uniform: nothing left in this chunk
-      uint32_t codes[8];
-      const uint32_t sc = Q::block(v[u], n[u], p, st, codes);
-      const int64_t g = (c0 >> 3) + u * 32 + lane;  // 8-element group index in the row
-      if (n[u] > 0) {
-        store8<Q::BITS>(dr, g, n[u], codes, p.container8, Q::SHIFT8, vout);
-        if ((lane % T) == 0) {
-          const int64_t kb = g / T;
-          p.row.scales[sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb)] = static_cast<uint8_t>(sc);
-        }
+  const int64_t gy = gridDim.y;
+  // quantize group u of chunk c0 (all lanes call: the block amax uses shuffles)
+  auto emit = [&](int64_t c0, int u, const uint32_t (&v)[8], int n) {
+    uint32_t codes[8];
+    const uint32_t sc = Q::block(v, n, p, st, codes);
+    const int64_t g = (c0 >> 3) + u * 32 + lane;  // 8-element group index in the row
+    if (n > 0) {
+      store8<Q::BITS>(dr, g, n, codes, p.container8, Q::SHIFT8, vout);
+      if ((lane % T) == 0) {
+        const int64_t kb = g / T;
+        p.row.scales[sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb)] = static_cast<uint8_t>(sc);
       }
     }
+  };
+  // Full vector chunks are software-pipelined: the raw 16-byte words of the
+  // warp's next chunk are loaded before the current chunk is converted.
+  auto is_full = [&](int64_t ch) { return ch < nch && vec && (ch + 1) * CH <= p.K; };
+  auto raw_load = [&](int64_t ch, uint4 (&w)[U * LPG]) {
+    const In* q = xr + ch * CH + lane * 8;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+#pragma unroll
+      for (int j = 0; j < LPG; ++j) w[u * LPG + j] = ld_stream(q + u * 256 + j * 4);
+    }
+  };
+  int64_t ch = blockIdx.y;
+  uint4 cur[U * LPG];
+  bool cur_full = is_full(ch);
+  if (cur_full) raw_load(ch, cur);
+  for (; ch < nch; ch += gy) {
+    const int64_t nx = ch + gy;
+    uint4 nxt[U * LPG];
+    const bool nx_full = is_full(nx);
+    if (nx_full) raw_load(nx, nxt);
+    const int64_t c0 = ch * CH;
+    if (cur_full) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        uint32_t v[8];
+        widen8<In>(&cur[u * LPG], v);
+        emit(c0, u, v, 8);
+      }
+    } else {  // ragged or unaligned chunk: per-element bounds
+      const int64_t left = p.K - c0;  // > 0
+      const int rem = left >= CH ? CH : static_cast<int>(left);
+      uint32_t v[U][8];
+      int n[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int off = u * 256 + lane * 8;
+        const int r = rem - off;
+        n[u] = r <= 0 ? 0 : (r >= 8 ? 8 : r);
+        load8<In>(xr + c0, off, n[u], vec, v[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u * 256 >= rem) break;  // warp-uniform: nothing left in this chunk
+        emit(c0, u, v[u], n[u]);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < U * LPG; ++i) cur[i] = nxt[i];
+    cur_full = nx_full;
   }
 }
 
@@ -324,7 +383,7 @@ __global__ void __launch_bounds__(256, 4) k_rowwise(const In* __restrict__ x, Pa
 constexpr int kTR = 128, kTC = 64, kTB = kTR / 32;
 
 template <class In, class Q, bool ROW, bool COL>
-__global__ void __launch_bounds__(256) k_tile(const In* __restrict__ x, Params p) {
+__global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Params p) {
   constexpr int T = Q::V / 8;
   __shared__ uint32_t sx[kTR][kTC + 1];
   __shared__ uint8_t scode[kTR][kTC + 4];
@@ -336,15 +395,81 @@ __global__ void __launch_bounds__(256) k_tile(const In* __restrict__ x, Params p
   const typename Q::State st = Q::prepare(p);
   const int lr = tid >> 3, lc = (tid & 7) * 8;  // load / source-order store mapping
   const int cc = tid >> 2, rg = tid & 3;        // colwise mapping
-  for (int64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-    const int64_t b = tile / (ntm * ntc);
-    const int64_t rem = tile - b * ntm * ntc;
-    const int64_t tm = rem / ntc, tc = rem - tm * ntc;
-    const int64_t m0 = tm * kTR, c0 = tc * kTC;
+  constexpr int LPG = sizeof(In) == 2 ? 1 : 2;  // 16-byte loads per 8-element group
+  const bool small = ntiles < (int64_t{1} << 31);
+  const uint32_t ntc32 = static_cast<uint32_t>(ntc), nt32 = static_cast<uint32_t>(ntm * ntc);
+  // tile -> (batch, first row, first column); 32-bit divisions when they fit
+  auto coords = [&](int64_t tile, int64_t& b, int64_t& m0, int64_t& c0) {
+    int64_t tm, tc;
+    if (small) {
+      const uint32_t t = static_cast<uint32_t>(tile);
+      const uint32_t b32 = t / nt32, r32 = t - b32 * nt32, tm32 = r32 / ntc32;
+      b = b32;
+      tm = tm32;
+      tc = r32 - tm32 * ntc32;
+    } else {
+      b = tile / (ntm * ntc);
+      const int64_t rem = tile - b * ntm * ntc;
+      tm = rem / ntc;
+      tc = rem - tm * ntc;
+    }
+    m0 = tm * kTR;
+    c0 = tc * kTC;
+  };
+  // Full, aligned tiles are software-pipelined: the raw 16-byte words of the
+  // CTA's next tile are loaded before the current tile is converted.
+  auto is_full = [&](int64_t m0, int64_t c0) { return p.vec_in && p.M - m0 >= kTR && p.K - c0 >= kTC; };
+  auto raw_load = [&](int64_t b, int64_t m0, int64_t c0, uint4 (&w)[kTB * LPG]) {
+    const In* q = x + (b * p.M + m0 + lr) * p.K + c0 + lc;
+#pragma unroll
+    for (int u = 0; u < kTB; ++u) {
+#pragma unroll
+      for (int j = 0; j < LPG; ++j) w[u * LPG + j] = ld_stream(q + static_cast<int64_t>(32 * u) * p.K + j * 4);
+    }
+  };
+  int64_t tile = blockIdx.x;
+  int64_t b = 0, m0 = 0, c0 = 0;
+  if (tile < ntiles) coords(tile, b, m0, c0);
+  uint4 cur[kTB * LPG];
+  bool cur_full = tile < ntiles && is_full(m0, c0);
+  if (cur_full) raw_load(b, m0, c0, cur);
+  for (; tile < ntiles; tile += gridDim.x) {
+    const int64_t nx = tile + gridDim.x;
+    int64_t nb = 0, nm0 = 0, nc0 = 0;
+    if (nx < ntiles) coords(nx, nb, nm0, nc0);
+    uint4 nxt[kTB * LPG];
+    const bool nx_full = nx < ntiles && is_full(nm0, nc0);
+    if (nx_full) raw_load(nb, nm0, nc0, nxt);
     const int mrem = static_cast<int>(p.M - m0 < kTR ? p.M - m0 : kTR);  // rows of this tile
     const int krem = static_cast<int>(p.K - c0 < kTC ? p.K - c0 : kTC);  // columns of this tile
-    const In* __restrict__ xt = x + (b * p.M + m0) * p.K + c0;
-    {
+    // load phase for band u: into shared memory (colwise) and rowwise blocks (fused)
+    auto phase1 = [&](int u, const uint32_t (&v)[8], int n) {
+      if (COL) {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) sx[lr + 32 * u][lc + i] = v[i];
+      }
+      if (ROW) {
+        if (32 * u < mrem) {  // warp-uniform (a warp's lanes share the band)
+          uint32_t codes[8];
+          const uint32_t sc = Q::block(v, n, p, st, codes);
+          const int64_t m = m0 + lr + 32 * u;
+          const int64_t g = (c0 + lc) / 8;
+          if (n > 0) {
+            store8<Q::BITS>(p.row.data + (b * p.M + m) * p.row.row_bytes, g, n, codes, p.container8, Q::SHIFT8, vrow);
+            if ((g % T) == 0) p.row.scales[scale_offset(p.row, b, m, g / T)] = static_cast<uint8_t>(sc);
+          }
+        }
+      }
+    };
+    if (cur_full) {
+#pragma unroll
+      for (int u = 0; u < kTB; ++u) {
+        uint32_t v[8];
+        widen8<In>(&cur[u * LPG], v);
+        phase1(u, v, 8);
+      }
+    } else {
+      const In* __restrict__ xt = x + (b * p.M + m0) * p.K + c0;
       uint32_t v[kTB][8];
       int n[kTB];
 #pragma unroll
@@ -354,24 +479,7 @@ __global__ void __launch_bounds__(256) k_tile(const In* __restrict__ x, Params p
         load8<In>(xt, static_cast<int64_t>(lr + 32 * u) * p.K + lc, n[u], p.vec_in, v[u]);
       }
 #pragma unroll
-      for (int u = 0; u < kTB; ++u) {
-        if (COL) {
-#pragma unroll
-          for (int i = 0; i < 8; ++i) sx[lr + 32 * u][lc + i] = v[u][i];
-        }
-        if (ROW) {
-          if (32 * u < mrem) {  // warp-uniform (a warp's lanes share the band)
-            uint32_t codes[8];
-            const uint32_t sc = Q::block(v[u], n[u], p, st, codes);
-            const int64_t m = m0 + lr + 32 * u;
-            const int64_t g = (c0 + lc) / 8;
-            if (n[u] > 0) {
-              store8<Q::BITS>(p.row.data + (b * p.M + m) * p.row.row_bytes, g, n[u], codes, p.container8, Q::SHIFT8, vrow);
-              if ((g % T) == 0) p.row.scales[scale_offset(p.row, b, m, g / T)] = static_cast<uint8_t>(sc);
-            }
-          }
-        }
-      }
+      for (int u = 0; u < kTB; ++u) phase1(u, v[u], n[u]);
     }
     if (COL) {
       __syncthreads();
@@ -417,6 +525,12 @@ __global__ void __launch_bounds__(256) k_tile(const In* __restrict__ x, Params p
       }
       __syncthreads();
     }
+#pragma unroll
+    for (int i = 0; i < kTB * LPG; ++i) cur[i] = nxt[i];
+    cur_full = nx_full;
+    b = nb;
+    m0 = nm0;
+    c0 = nc0;
   }
 }
 

@@ -11,6 +11,8 @@
 
 namespace mxk::detail {
 
+std::atomic<int> g_work_split{0};
+
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {
     cudaGetLastError();

@@ -59,6 +59,14 @@ std::vector<std::uint8_t> per_tensor_fp8_dequant_device(const PerTensorFp8& q, m
 void set_force_software(bool on);
 bool force_software();
 
+// Work split of the quantize kernels: rowwise, the 1024-element chunks one
+// warp converts (pipelined: the next chunk's loads overlap this one's
+// conversion); colwise/fused, the 128x64 tiles one CTA converts. 0 (the
+// default) picks 1..4 from the tensor size; n in 1..4 forces n, so that the
+// gate covers the pipelined paths on small shapes. Same bytes either way.
+void set_work_split(int n);
+int work_split();
+
 // Byte every device output buffer is filled with before a launch (the gate
 // checks that none survives where the contract defines a value).
 inline constexpr std::uint8_t kPoison = 0xA5;
