@@ -6,6 +6,8 @@
 // reason when the device cannot run a form.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "mx/error.hpp"
 #include "mx/hw_model.hpp"
 #include "probe_kernels.hpp"
@@ -42,14 +44,25 @@ TEST_P(ProbeGpu, C10_MeasuredMapEqualsDocumented) {
   EXPECT_EQ(p.total_differences(), 0u);
 }
 
-TEST_P(ProbeGpu, C9_FittedModelReproducesRandomCases) {
+// The numerics gate covers the forms that have a fitted model: every sm_90
+// form but f64, whose fragment maps alone are probed (issue 5 asks for
+// e4m3/e5m2/bf16 numerics). Listing them here, rather than skipping f64 at
+// run time, keeps `ctest -L gpu` free of skips on an H100.
+class ProbeGpuNumerics : public ::testing::TestWithParam<int> {};
+
+std::vector<int> forms_with_model() {
+  std::vector<int> v;
+  for (int i = 0; i < 11; ++i) {
+    if (static_cast<MmaForm>(i) != MmaForm::mma_f64_m8n8k4) v.push_back(i);
+  }
+  return v;
+}
+
+TEST_P(ProbeGpuNumerics, C9_FittedModelReproducesRandomCases) {
   const auto f = static_cast<MmaForm>(GetParam());
   std::string why;
   if (!pr::form_runnable(f, &why)) {
     GTEST_SKIP() << mx::form_info(f).name << ": " << why;
-  }
-  if (f == MmaForm::mma_f64_m8n8k4) {
-    GTEST_SKIP() << "f64: no numerics model (fragment maps only)";
   }
   const bool is_int = f == MmaForm::mma_s8_m16n8k32;
   mx::HwModelParams p;
@@ -81,5 +94,6 @@ TEST_P(ProbeGpu, C9_FittedModelReproducesRandomCases) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sm90, ProbeGpu, ::testing::Range(0, 11), name_of);
+INSTANTIATE_TEST_SUITE_P(Sm90, ProbeGpuNumerics, ::testing::ValuesIn(forms_with_model()), name_of);
 
 }  // namespace
