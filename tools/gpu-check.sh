@@ -51,20 +51,32 @@ ct=$(mktemp -d)
     echo "set_tests_properties([=[$t]=] PROPERTIES LABELS gpu TIMEOUT 900 SKIP_REGULAR_EXPRESSION \"\\\\[  SKIPPED \\\\]\")"
   done
 } > "$ct/CTestTestfile.cmake"
+# The sanitizers run beside the gate (separate processes; the bytes they
+# check do not depend on timing), the benchmark after both, alone on the GPU.
+# Each step has a time limit (env GATE_S, SAN_S, BENCH_S) so that one call of
+# 200 s returns every log; a step cut short fails the check (rc 124).
+san_filter='GpuGateSanitizer.*:GpuGateErrors.*'
 t0=$(date +%s)
-(cd "$ct" && ctest -L gpu -j 12 --output-on-failure) > "$OUT/ctest.log" 2>&1
+timeout "${SAN_S:-140}" compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$gate" --gtest_filter="$san_filter" > "$OUT/memcheck.log" 2>&1 &
+mem_pid=$!
+timeout "${SAN_S:-140}" compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 "$gate" --gtest_filter="$san_filter" > "$OUT/racecheck.log" 2>&1 &
+race_pid=$!
+(cd "$ct" && timeout "${GATE_S:-140}" ctest -L gpu -j 12 --output-on-failure) > "$OUT/ctest.log" 2>&1
 gate_rc=$?
 t1=$(date +%s)
 echo "ctest -L gpu: rc=$gate_rc in $((t1 - t0)) s" | tee -a "$OUT/ctest.log"
-
-san_filter='GpuGateSanitizer.*:GpuGateErrors.*'
-compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$gate" --gtest_filter="$san_filter" > "$OUT/memcheck.log" 2>&1
+wait $mem_pid
 mem_rc=$?
-compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 "$gate" --gtest_filter="$san_filter" > "$OUT/racecheck.log" 2>&1
+wait $race_pid
 race_rc=$?
+t2=$(date +%s)
+echo "sanitizers: memcheck rc=$mem_rc racecheck rc=$race_rc, both done $((t2 - t0)) s after the start" | tee "$OUT/sanitizers-time.txt"
 
-"$bin/mxbench" --out "$OUT/bench.csv" > "$OUT/bench.txt" 2>&1
+# required sizes first (16384^2, 2048^2, the 128x7168 launch), then 8192x7168
+timeout "${BENCH_S:-45}" "$bin/mxbench" --out "$OUT/bench.csv" --size 16384x16384 --size 2048x2048 --size 128x7168 \
+  --size 8192x7168 > "$OUT/bench.txt" 2>&1
 bench_rc=$?
+echo "bench: rc=$bench_rc in $(($(date +%s) - t2)) s" | tee -a "$OUT/sanitizers-time.txt"
 
 if [ "${NCU:-0}" = "1" ] && command -v ncu >/dev/null; then
   # one launch each (the first match: a warm-up launch at 16384x16384) of the

@@ -258,6 +258,79 @@ TEST_P(Recipes, PipelinedSplitsBytesEqualReference) {
   }
 }
 
+// Colwise/fused tile rows: 32-row tiles (picked automatically for small
+// tensors, e.g. every shape above) and 128-row tiles (large tensors), both
+// forced on ragged and full shapes, with one tile per CTA and pipelined.
+struct TileRows {
+  explicit TileRows(int r) { mxk::set_tile_rows(r); }
+  ~TileRows() {
+    mxk::set_tile_rows(0);
+    mxk::set_work_split(0);
+  }
+};
+TEST_P(Recipes, TileRowsBytesEqualReference) {
+  REQUIRE_GPU();
+  const mx::Recipe r = mx::parse_recipe(GetParam());
+  std::uint64_t seed = 1500;
+  for (const int rows : {32, 128}) {
+    const TileRows guard(rows);
+    for (const Shape& s : {Shape{1, 257, 2048}, Shape{2, 130, 1030}, Shape{1, 96, 200}}) {
+      for (mx::InType t : {mx::InType::bf16, mx::InType::f32, mx::InType::f16}) {
+        const gate::Input in = gate::make_input(Dist::special, t, s.b, s.m, s.k, r.elem, seed++);
+        for (const int split : {0, 3}) {
+          mxk::set_work_split(split);
+          for (int ci = 2; ci < 8; ++ci) {
+            const Cfg& c = kCfgs[ci];
+            const mx::Quantized want = mx::quantize(r, in.view(), opts_of(c));
+            const std::string diff = gate::diff_quantized(mxk::quantize_device(r, in.view(), opts_of(c)), want);
+            ASSERT_EQ(diff, "") << where(GetParam(), c, t, s, Dist::special) << " tile rows " << rows << " split "
+                                << split;
+          }
+          const mxk::FusedQuantized got = mxk::quantize_device_fused(r, in.view(), opts_of(kCfgs[1]), opts_of(kCfgs[7]));
+          const std::string dr = gate::diff_quantized(got.rowwise, mx::quantize(r, in.view(), opts_of(kCfgs[1])));
+          const std::string dc = gate::diff_quantized(got.colwise, mx::quantize(r, in.view(), opts_of(kCfgs[7])));
+          ASSERT_EQ(dr, "") << where(GetParam(), kCfgs[1], t, s, Dist::special) << " (fused) tile rows " << rows;
+          ASSERT_EQ(dc, "") << where(GetParam(), kCfgs[7], t, s, Dist::special) << " (fused) tile rows " << rows;
+        }
+      }
+    }
+  }
+}
+
+// Rowwise cp.async ring (3 stages): rows with many full chunks per warp, so
+// that every stage is refilled after use (split 4 on 10 chunks: a warp
+// converts chunks y, y+3, y+6, y+9), plus a ragged last chunk; hardware and
+// software conversions.
+TEST_P(Recipes, RowRingBytesEqualReference) {
+  REQUIRE_GPU();
+  const mx::Recipe r = mx::parse_recipe(GetParam());
+  std::uint64_t seed = 1700;
+  for (const Shape& s : {Shape{1, 19, 9256}, Shape{3, 5, 8192}}) {
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f32, mx::InType::f16}) {
+      const gate::Input in = gate::make_input(Dist::special, t, s.b, s.m, s.k, r.elem, seed++);
+      for (const int split : {4, 1}) {
+        for (const bool sw : {false, true}) {
+          mxk::set_work_split(split);
+          mxk::set_force_software(sw);
+          for (int ci = 0; ci < 2; ++ci) {
+            const Cfg& c = kCfgs[ci];
+            const mx::Quantized want = mx::quantize(r, in.view(), opts_of(c));
+            const std::string diff = gate::diff_quantized(mxk::quantize_device(r, in.view(), opts_of(c)), want);
+            mxk::set_work_split(0);
+            mxk::set_force_software(false);
+            ASSERT_EQ(diff, "") << where(GetParam(), c, t, s, Dist::special) << " split " << split
+                                << (sw ? " (software conversion)" : "");
+            mxk::set_work_split(split);
+            mxk::set_force_software(sw);
+          }
+          mxk::set_work_split(0);
+          mxk::set_force_software(false);
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(GpuGate, Recipes, ::testing::ValuesIn(mx::recipe_names()), param_name);
 
 // Large tensors: 4096x4096 for a few recipes (the reference is computed on
@@ -365,6 +438,31 @@ TEST(GpuGateSanitizer, Subset) {
       }
       const mxk::FusedQuantized f = mxk::quantize_device_fused(r, in.view(), opts_of(kCfgs[1]), opts_of(kCfgs[4]));
       ASSERT_EQ(gate::diff_quantized(f.rowwise, mx::quantize(r, in.view(), opts_of(kCfgs[1]))), "");
+    }
+  }
+  // the rowwise cp.async ring with every stage reused (split 4, 10 chunks per
+  // row, ragged last chunk) and both colwise/fused tile sizes on full and
+  // ragged tiles
+  {
+    const mx::Recipe r = mx::parse_recipe("mxfp8_e4m3");
+    const gate::Input rin = gate::make_input(Dist::special, mx::InType::bf16, 1, 9, 9256, r.elem, 31);
+    mxk::set_work_split(4);
+    const std::string d = gate::diff_quantized(mxk::quantize_device(r, rin.view(), opts_of(kCfgs[1])),
+                                               mx::quantize(r, rin.view(), opts_of(kCfgs[1])));
+    mxk::set_work_split(0);
+    ASSERT_EQ(d, "") << "rowwise ring";
+    const gate::Input tin = gate::make_input(Dist::special, mx::InType::bf16, 1, 160, 192, r.elem, 32);
+    for (const int rows : {32, 128}) {
+      mxk::set_tile_rows(rows);
+      mxk::set_work_split(2);
+      const std::string dcol = gate::diff_quantized(mxk::quantize_device(r, tin.view(), opts_of(kCfgs[3])),
+                                                    mx::quantize(r, tin.view(), opts_of(kCfgs[3])));
+      const mxk::FusedQuantized f = mxk::quantize_device_fused(r, tin.view(), opts_of(kCfgs[1]), opts_of(kCfgs[7]));
+      mxk::set_tile_rows(0);
+      mxk::set_work_split(0);
+      ASSERT_EQ(dcol, "") << "colwise tile rows " << rows;
+      ASSERT_EQ(gate::diff_quantized(f.rowwise, mx::quantize(r, tin.view(), opts_of(kCfgs[1]))), "") << rows;
+      ASSERT_EQ(gate::diff_quantized(f.colwise, mx::quantize(r, tin.view(), opts_of(kCfgs[7]))), "") << rows;
     }
   }
   const gate::Input in = gate::make_input(Dist::special, mx::InType::f16, 1, 33, 65, mx::Fmt::e4m3, 3);

@@ -37,6 +37,10 @@ struct QuantLaunch {
 
 // mxk::set_work_split (0 = automatic); defined in launch.cu.
 extern std::atomic<int> g_work_split;
+// mxk::set_tile_rows (0 = automatic, 32 or 128 forces the colwise/fused tile rows).
+extern std::atomic<int> g_tile_rows;
+// Multiprocessors of the current device (cached per device; 132 if the query fails).
+int device_sm_count();
 
 // Rejects recipes/policies the kernels do not implement (mx::InvalidArgument).
 void check_supported(const mx::Recipe& r, mx::Packing packing);

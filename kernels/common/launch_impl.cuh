@@ -63,15 +63,45 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
     const int forced = g_work_split.load();
     const std::int64_t cpw = forced > 0 ? forced : std::clamp<std::int64_t>(gx * nch / 3000, 1, 4);
     const std::int64_t gy = std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535);
+    // 48 KB cp.async ring per CTA, 64 registers: 4 CTAs per SM want the
+    // largest shared-memory carveout (a hint; set once per instantiation).
+    static const bool carveout_set = [] {
+      if (cudaFuncSetAttribute(dev::k_rowwise<In, Q>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                               static_cast<int>(cudaSharedmemCarveoutMaxShared)) != cudaSuccess) {
+        cudaGetLastError();  // only a hint: the launch works without it
+      }
+      return true;
+    }();
+    (void)carveout_set;
     dev::k_rowwise<In, Q><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), 256, 0, s>>>(x, p);
   } else {
-    const std::int64_t tiles = q.batch * ((q.M + dev::kTR - 1) / dev::kTR) * ((q.K + dev::kTC - 1) / dev::kTC);
+    // 128-row tiles unless they would leave fewer than ~2 waves of CTAs
+    // (2 x SMs x 3 resident CTAs): then 32-row tiles, 4x more CTAs with a
+    // quarter of the work each (decode-sized and small tensors).
+    // mxk::set_tile_rows forces either (the gate runs both).
+    const int forced_rows = g_tile_rows.load();
+    const std::int64_t ntc = (q.K + dev::kTC - 1) / dev::kTC;
+    const std::int64_t tiles128 = q.batch * ((q.M + dev::kTR - 1) / dev::kTR) * ntc;
+    bool small_tiles;
+    if (forced_rows > 0) {
+      small_tiles = forced_rows == dev::kTRSmall;
+    } else {
+      small_tiles = tiles128 < 2 * 3 * static_cast<std::int64_t>(device_sm_count());
+    }
+    const std::int64_t tr = small_tiles ? dev::kTRSmall : dev::kTR;
+    const std::int64_t tiles = q.batch * ((q.M + tr - 1) / tr) * ntc;
     // Up to 4 tiles per CTA (the next tile's loads overlap this one's
     // conversion), fewer where that would leave fewer than ~3000 CTAs.
     const int forced = g_work_split.load();
     const std::int64_t tpc = forced > 0 ? forced : std::clamp<std::int64_t>(tiles / 3000, 1, 4);
     const int grid = grid_for(tiles, static_cast<int>(tpc));
-    if (q.do_row) {
+    if (small_tiles) {
+      if (q.do_row) {
+        dev::k_tile<In, Q, true, true, dev::kTRSmall><<<grid, 256, 0, s>>>(x, p);
+      } else {
+        dev::k_tile<In, Q, false, true, dev::kTRSmall><<<grid, 256, 0, s>>>(x, p);
+      }
+    } else if (q.do_row) {
       dev::k_tile<In, Q, true, true><<<grid, 256, 0, s>>>(x, p);
     } else {
       dev::k_tile<In, Q, false, true><<<grid, 256, 0, s>>>(x, p);

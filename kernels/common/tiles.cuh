@@ -265,23 +265,34 @@ struct Nvfp4Q {
   }
 };
 
-// ---- rowwise: registers only ------------------------------------------------------
+// ---- rowwise: cp.async ring per warp ---------------------------------------------
 // One warp per (row, chunk of 256*U elements): lane l owns the 8-element
-// groups at chunk + u*256 + l*8 (u < U), so every load instruction is a
-// coalesced 512-byte (bf16) warp access and U independent 16-byte loads per
-// thread are in flight before the first conversion. grid.x covers rows (8
-// warps per CTA, one row each), grid.y strides over the chunks (a warp
-// converts up to 4 chunks of its row, prefetching the next one): the row
-// and the 64-bit bases are computed once per warp, the per-group index math
-// is 32-bit offsets inside the chunk, and nothing divides per element.
+// groups at chunk + u*256 + l*8 (u < U), so every load is a coalesced
+// 512-byte (bf16) warp access. grid.x covers rows (8 warps per CTA, one row
+// each), grid.y strides over the chunks (a warp converts up to 4 chunks of
+// its row). Full vector chunks are prefetched kRowStages-1 chunks ahead with
+// cp.async (16 bytes per lane per copy, L2 only) into a per-warp ring in
+// shared memory: the bytes in flight hold no registers. Each lane reads back
+// only the words it copied itself, so the ring needs no barrier; a stage is
+// refilled only after the same lane consumed it. Row, 64-bit bases and the
+// tcgen05 row offset are computed once per warp; nothing divides per element.
 constexpr int kRowWarps = 8;
+constexpr int kRowStages = 3;  // ring depth: chunk i converts while i+1, i+2 load
+
+__device__ __forceinline__ void cp_async16(void* smem, const void* g) {
+  const uint32_t sa = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
 template <class In>
 struct RowU {
   static constexpr int U = sizeof(In) == 4 ? 2 : 4;  // 64 bytes of input per thread in flight
 };
 
 template <class In, class Q>
-__global__ void __launch_bounds__(256, 3) k_rowwise(const In* __restrict__ x, Params p) {
+__global__ void __launch_bounds__(256, 4) k_rowwise(const In* __restrict__ x, Params p) {
   constexpr int U = RowU<In>::U;
   constexpr int T = Q::V / 8;          // lanes per block
   constexpr int CH = 32 * 8 * U;       // elements per warp chunk
@@ -320,32 +331,44 @@ __global__ void __launch_bounds__(256, 3) k_rowwise(const In* __restrict__ x, Pa
       }
     }
   };
-  // Full vector chunks are software-pipelined: the raw 16-byte words of the
-  // warp's next chunk are loaded before the current chunk is converted.
-  auto is_full = [&](int64_t ch) { return ch < nch && vec && (ch + 1) * CH <= p.K; };
-  auto raw_load = [&](int64_t ch, uint4 (&w)[U * LPG]) {
-    const In* q = xr + ch * CH + lane * 8;
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-#pragma unroll
-      for (int j = 0; j < LPG; ++j) w[u * LPG + j] = ld_stream(q + u * 256 + j * 4);
-    }
-  };
-  int64_t ch = blockIdx.y;
-  uint4 cur[U * LPG];
-  bool cur_full = is_full(ch);
-  if (cur_full) raw_load(ch, cur);
-  for (; ch < nch; ch += gy) {
-    const int64_t nx = ch + gy;
-    uint4 nxt[U * LPG];
-    const bool nx_full = is_full(nx);
-    if (nx_full) raw_load(nx, nxt);
-    const int64_t c0 = ch * CH;
-    if (cur_full) {
+  // 16-byte words per lane per chunk, in a ring [stage][warp][word][lane]:
+  // a warp's copy of one word is 512 contiguous bytes (no bank conflicts).
+  constexpr int W = U * LPG;
+  constexpr int S = kRowStages;
+  __shared__ uint4 ring[S][kRowWarps][W][32];
+  const int wp = threadIdx.x >> 5;
+  auto is_full = [&](int64_t c) { return c < nch && vec && (c + 1) * CH <= p.K; };
+  // Copies the lane's words of chunk c into stage st (when that chunk exists
+  // and is full; a ragged one loads directly), then commits a group (maybe
+  // empty: one group per chunk slot, so the group count stays in step).
+  auto issue = [&](int64_t c, int st) {
+    if (is_full(c)) {
+      const In* q = xr + c * CH + lane * 8;
 #pragma unroll
       for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int j = 0; j < LPG; ++j) cp_async16(&ring[st][wp][u * LPG + j][lane], q + u * 256 + j * 4);
+      }
+    }
+    cp_async_commit();
+  };
+#pragma unroll
+  for (int k = 0; k < S - 1; ++k) issue(static_cast<int64_t>(blockIdx.y) + k * gy, k);
+  int cs = 0, is = S - 1;  // stage of the chunk converted now / of the one copied now
+  for (int64_t ch = blockIdx.y; ch < nch; ch += gy) {
+    // stage `is` == the previous iteration's `cs`: this lane has consumed it
+    // (its words went through registers into the stores already)
+    issue(ch + (S - 1) * gy, is);
+    cp_async_wait<S - 1>();  // this chunk's group (and all before it) complete
+    const int64_t c0 = ch * CH;
+    if (is_full(ch)) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        uint4 w[LPG];
+#pragma unroll
+        for (int j = 0; j < LPG; ++j) w[j] = ring[cs][wp][u * LPG + j][lane];
         uint32_t v[8];
-        widen8<In>(&cur[u * LPG], v);
+        widen8<In>(w, v);
         emit(c0, u, v, 8);
       }
     } else {  // ragged or unaligned chunk: per-element bounds
@@ -366,29 +389,33 @@ __global__ void __launch_bounds__(256, 3) k_rowwise(const In* __restrict__ x, Pa
         emit(c0, u, v[u], n[u]);
       }
     }
-#pragma unroll
-    for (int i = 0; i < U * LPG; ++i) cur[i] = nxt[i];
-    cur_full = nx_full;
+    cs = cs + 1 == S ? 0 : cs + 1;
+    is = is + 1 == S ? 0 : is + 1;
   }
+  cp_async_wait<0>();  // nothing is left in flight (only existing chunks were copied)
 }
 
-// ---- colwise / fused: 128 x 64 tiles --------------------------------------------
-// A CTA of 256 threads owns a 128-row x 64-column tile. Load: thread ->
-// columns lc..lc+7 of rows lr, lr+32, lr+64, lr+96 (four independent
-// 16-byte loads in flight); the rowwise blocks (fused) are quantized from
-// those registers. Colwise: thread -> column cc, rows 32u + rg*8 .. +7 of
-// each of the four 32-row bands. In-tile offsets are 32-bit; the 64-bit
-// tile bases are computed once per tile. Two barriers per tile (three for
-// source-order colwise data, which goes back through shared memory).
-constexpr int kTR = 128, kTC = 64, kTB = kTR / 32;
+// ---- colwise / fused: TR x 64 tiles (TR = 128, or 32 for small tensors) ---------
+// A CTA of 256 threads owns a TR-row x 64-column tile. Load: thread ->
+// columns lc..lc+7 of rows lr, lr+32, ... (TR/32 independent 16-byte loads
+// in flight); the rowwise blocks (fused) are quantized from those
+// registers. Colwise: thread -> column cc, rows 32u + rg*8 .. +7 of each
+// 32-row band. In-tile offsets are 32-bit; the 64-bit tile bases are
+// computed once per tile. Two barriers per tile (three for source-order
+// colwise data, which goes back through shared memory). The launcher uses
+// TR = 32 where 128-row tiles would leave the GPU under ~2 waves of CTAs
+// (small tensors: more, smaller CTAs); both are gated (mxk::set_tile_rows).
+constexpr int kTR = 128, kTRSmall = 32, kTC = 64;
 
-template <class In, class Q, bool ROW, bool COL>
+template <class In, class Q, bool ROW, bool COL, int TR = kTR>
 __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Params p) {
+  static_assert(TR == 32 || TR == 64 || TR == 128, "tile rows: a multiple of 32, at most 128");
   constexpr int T = Q::V / 8;
-  __shared__ uint32_t sx[kTR][kTC + 1];
-  __shared__ uint8_t scode[kTR][kTC + 4];
+  constexpr int kTB = TR / 32;
+  __shared__ uint32_t sx[TR][kTC + 1];
+  __shared__ uint8_t scode[TR][kTC + 4];
   const int tid = threadIdx.x;
-  const int64_t ntm = (p.M + kTR - 1) / kTR, ntc = (p.K + kTC - 1) / kTC;
+  const int64_t ntm = (p.M + TR - 1) / TR, ntc = (p.K + kTC - 1) / kTC;
   const int64_t ntiles = p.batch * ntm * ntc;
   const bool vrow = (p.K % 8) == 0;
   const bool vcol = (p.M % 8) == 0;
@@ -413,12 +440,12 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
       tm = rem / ntc;
       tc = rem - tm * ntc;
     }
-    m0 = tm * kTR;
+    m0 = tm * TR;
     c0 = tc * kTC;
   };
   // Full, aligned tiles are software-pipelined: the raw 16-byte words of the
   // CTA's next tile are loaded before the current tile is converted.
-  auto is_full = [&](int64_t m0, int64_t c0) { return p.vec_in && p.M - m0 >= kTR && p.K - c0 >= kTC; };
+  auto is_full = [&](int64_t m0, int64_t c0) { return p.vec_in && p.M - m0 >= TR && p.K - c0 >= kTC; };
   auto raw_load = [&](int64_t b, int64_t m0, int64_t c0, uint4 (&w)[kTB * LPG]) {
     const In* q = x + (b * p.M + m0 + lr) * p.K + c0 + lc;
 #pragma unroll
@@ -440,7 +467,7 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
     uint4 nxt[kTB * LPG];
     const bool nx_full = nx < ntiles && is_full(nm0, nc0);
     if (nx_full) raw_load(nb, nm0, nc0, nxt);
-    const int mrem = static_cast<int>(p.M - m0 < kTR ? p.M - m0 : kTR);  // rows of this tile
+    const int mrem = static_cast<int>(p.M - m0 < TR ? p.M - m0 : TR);  // rows of this tile
     const int krem = static_cast<int>(p.K - c0 < kTC ? p.K - c0 : kTC);  // columns of this tile
     // load phase for band u: into shared memory (colwise) and rowwise blocks (fused)
     auto phase1 = [&](int u, const uint32_t (&v)[8], int n) {

@@ -92,6 +92,8 @@ void set_force_software(bool on) { g_force_software = on; }
 bool force_software() { return g_force_software; }
 void set_work_split(int n) { detail::g_work_split.store(n < 0 ? 0 : (n > 4 ? 4 : n)); }
 int work_split() { return detail::g_work_split.load(); }
+void set_tile_rows(int rows) { detail::g_tile_rows.store(rows == 32 || rows == 128 ? rows : 0); }
+int tile_rows() { return detail::g_tile_rows.load(); }
 
 bool device_available(std::string* why) {
   int n = 0;

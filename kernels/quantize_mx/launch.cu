@@ -12,6 +12,28 @@
 namespace mxk::detail {
 
 std::atomic<int> g_work_split{0};
+std::atomic<int> g_tile_rows{0};
+
+int device_sm_count() {
+  // A performance heuristic only (never changes the bytes): cached per device.
+  static std::atomic<int> cache[16] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    cudaGetLastError();
+    return 132;
+  }
+  if (dev >= 0 && dev < 16) {
+    const int c = cache[dev].load(std::memory_order_relaxed);
+    if (c > 0) return c;
+  }
+  int n = 0;
+  if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n <= 0) {
+    cudaGetLastError();
+    return 132;
+  }
+  if (dev >= 0 && dev < 16) cache[dev].store(n, std::memory_order_relaxed);
+  return n;
+}
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {

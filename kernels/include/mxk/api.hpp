@@ -67,6 +67,13 @@ bool force_software();
 void set_work_split(int n);
 int work_split();
 
+// Tile rows of the colwise/fused kernels: 0 (the default) picks 128, or 32
+// where 128-row tiles would leave fewer than ~2 waves of CTAs (small
+// tensors); 32 or 128 forces it (any other value means 0), so that the gate
+// covers both on any shape. Same bytes either way.
+void set_tile_rows(int rows);
+int tile_rows();
+
 // Byte every device output buffer is filled with before a launch (the gate
 // checks that none survives where the contract defines a value).
 inline constexpr std::uint8_t kPoison = 0xA5;
