@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "mx/error.hpp"
@@ -176,6 +177,7 @@ TEST(C9_HwModel, H100CheckedInCasesReproduced) {
     const auto f = static_cast<mx::MmaForm>(i);
     std::string stem(mx::form_info(f).name);
     std::replace(stem.begin(), stem.end(), '.', '_');
+    if (f == mx::MmaForm::mma_f64_m8n8k4) continue;  // binary64: C9_HwModelF64.H100CheckedInCasesReproduced
     std::ifstream in(dir / (stem + "_cases.csv"));
     if (!in) continue;
     HwModelParams p;
@@ -218,6 +220,125 @@ TEST(C9_HwModel, H100CheckedInCasesReproduced) {
     EXPECT_EQ(bad, 0u) << stem << ": C9 fitted model " << mx::to_string(p);
   }
   if (files == 0) GTEST_SKIP() << "no H100 cases checked in under " << dir;
+}
+
+// ---- mma.sync.m8n8k4.f64 (mx::HwModelF64) ------------------------------------
+
+std::uint64_t db(double x) { return std::bit_cast<std::uint64_t>(x); }
+
+mx::DotCaseF64 f64_case(std::initializer_list<std::pair<double, double>> ps, double c) {
+  mx::DotCaseF64 cs;
+  std::size_t k = 0;
+  for (const auto& p : ps) {
+    cs.a[k] = db(p.first);
+    cs.b[k] = db(p.second);
+    ++k;
+  }
+  cs.c = db(c);
+  return cs;
+}
+
+TEST(C9_HwModelF64, CandidatesTellTheFeaturesApart) {
+  using K = mx::HwModelF64::Kind;
+  const mx::HwModelF64 fma{K::fma_chain, false, 0, false, HwRound::rne}, fma_r{K::fma_chain, true, 0, false, HwRound::rne},
+      mul{K::mul_add, false, 0, false, HwRound::rne}, exact{K::fused, false, 0, false, HwRound::rne},
+      exact_rz{K::fused, false, 0, false, HwRound::rz}, cut56{K::fused, false, 56, false, HwRound::rne};
+  const double e52 = std::ldexp(1.0, -52), t60 = std::ldexp(1.0, -60);
+  // Exact product: (1+2^-52)^2 - (1+2^-51) = 2^-104; a rounded product gives 0.
+  const auto pe = f64_case({{1 + e52, 1 + e52}}, -(1 + 2 * e52));
+  EXPECT_EQ(mx::hw_dot_f64(fma, pe), db(std::ldexp(1.0, -104)));
+  EXPECT_EQ(mx::hw_dot_f64(exact, pe), db(std::ldexp(1.0, -104)));
+  EXPECT_EQ(mx::hw_dot_f64(mul, pe), db(0.0));
+  // Order: 1 - 1 + 2^-60 keeps 2^-60 in k order; reversed, -1 + 2^-60 rounds to -1 first.
+  const auto ord = f64_case({{1, 1}, {-1, 1}, {t60, 1}}, 0.0);
+  EXPECT_EQ(mx::hw_dot_f64(fma, ord), db(t60));
+  EXPECT_EQ(mx::hw_dot_f64(fma_r, ord), db(0.0));
+  const auto ord2 = f64_case({{t60, 1}, {1, 1}, {-1, 1}}, 0.0);
+  EXPECT_EQ(mx::hw_dot_f64(fma, ord2), db(0.0));
+  EXPECT_EQ(mx::hw_dot_f64(exact, ord2), db(t60));
+  // Double rounding: 1 + 2^-53 + 2^-53 (two ties) vs exact 1 + 2^-52.
+  const auto dr = f64_case({{std::ldexp(1.0, -53), 1}, {std::ldexp(1.0, -53), 1}}, 1.0);
+  EXPECT_EQ(mx::hw_dot_f64(fma, dr), db(1.0));
+  EXPECT_EQ(mx::hw_dot_f64(exact, dr), db(1 + e52));
+  // Sticky bit far below: 1 + 2^-53 + 2^-80 rounds up exactly, not once cut to 56 bits.
+  const auto st = f64_case({{std::ldexp(1.0, -53), 1}, {std::ldexp(1.0, -80), 1}}, 1.0);
+  EXPECT_EQ(mx::hw_dot_f64(exact, st), db(1 + e52));
+  EXPECT_EQ(mx::hw_dot_f64(cut56, st), db(1.0));
+  EXPECT_EQ(mx::hw_dot_f64(exact_rz, f64_case({{-t60, 1}}, 1.0)), db(std::nextafter(1.0, 0.0)));
+  // Gradual underflow: 2^-1075 + 2^-1075 = 2^-1074 exactly; each alone rounds to 0 (tie to even).
+  const double h = std::ldexp(1.0, -538), g = std::ldexp(1.0, -537);
+  const auto uf = f64_case({{h, g}, {h, g}}, 0.0);
+  EXPECT_EQ(mx::hw_dot_f64(exact, uf), 1u);
+  EXPECT_EQ(mx::hw_dot_f64(fma, uf), 0u);
+  // Specials and overflow.
+  const double inf = std::numeric_limits<double>::infinity(), mx_ = std::numeric_limits<double>::max();
+  EXPECT_TRUE(mx::same_result_f64(mx::hw_dot_f64(exact, f64_case({{inf, 0.0}}, 0.0)), 0x7FF8000000000000ull));
+  EXPECT_EQ(mx::hw_dot_f64(exact, f64_case({{inf, 1.0}}, 1.0)), db(inf));
+  EXPECT_EQ(mx::hw_dot_f64(exact, f64_case({{std::ldexp(1.0, 485), std::ldexp(1.0, 485)}}, mx_)), db(inf));
+  EXPECT_EQ(mx::hw_dot_f64(exact_rz, f64_case({{std::ldexp(1.0, 485), std::ldexp(1.0, 485)}}, mx_)), db(mx_));
+  EXPECT_EQ(mx::hw_dot_f64(exact, f64_case({{-0.0, 1.0}, {-0.0, 1.0}, {-0.0, 1.0}, {-0.0, 1.0}}, -0.0)), db(-0.0));
+  EXPECT_EQ(mx::hw_dot_f64(exact, f64_case({{1.0, 1.0}}, -1.0)), db(0.0));
+}
+
+TEST(C9_HwModelF64, ExactModelAgreesWithFmaWhenOneTermIsNonzero) {
+  // With a single nonzero product and c, every candidate is one correctly
+  // rounded operation: fused exact, fma chains and fused groups agree.
+  std::uint64_t s = 7;
+  auto rnd = [&] {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return s;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    mx::DotCaseF64 cs;
+    const int k = static_cast<int>(rnd() % 4);
+    auto val = [&](int span) {
+      const std::uint64_t e = static_cast<std::uint64_t>(1023 + static_cast<int>(rnd() % (2 * span + 1)) - span);
+      return (rnd() & (std::uint64_t{1} << 63)) | (e << 52) | (rnd() & ((std::uint64_t{1} << 52) - 1));
+    };
+    cs.a[k] = val(500);
+    cs.b[k] = val(500);
+    cs.c = val(1000);
+    const std::uint64_t want = db(std::fma(std::bit_cast<double>(cs.a[k]), std::bit_cast<double>(cs.b[k]),
+                                           std::bit_cast<double>(cs.c)));
+    for (const auto& p : mx::hw_f64_candidates()) {
+      if (p.kind == mx::HwModelF64::Kind::mul_add || p.frac_bits != 0 || p.out_round != HwRound::rne || p.c_end)
+        continue;
+      ASSERT_TRUE(mx::same_result_f64(mx::hw_dot_f64(p, cs), want)) << mx::to_string(p) << " case " << i;
+    }
+  }
+}
+
+TEST(C9_HwModelF64, H100CheckedInCasesReproduced) {
+  const std::filesystem::path file = std::filesystem::path(MX_PROBES_H100_DIR) / "mma_m8n8k4_f64_cases.csv";
+  std::ifstream in(file);
+  if (!in) GTEST_SKIP() << "no f64 cases checked in at " << file;
+  const mx::HwModelF64 p = mx::h100_fitted_f64_model();
+  std::string line;
+  std::getline(in, line);
+  std::size_t rows = 0, bad = 0;
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::string kind, a, b, c, d;
+    std::getline(ss, kind, ',');
+    std::getline(ss, a, ',');
+    std::getline(ss, b, ',');
+    std::getline(ss, c, ',');
+    std::getline(ss, d, ',');
+    mx::DotCaseF64 cs;
+    const auto av = split_hex(a, 4), bv = split_hex(b, 4);
+    for (std::size_t k = 0; k < 4; ++k) {
+      cs.a[k] = av[k];
+      cs.b[k] = bv[k];
+    }
+    cs.c = std::stoull(c, nullptr, 16);
+    cs.d = std::stoull(d, nullptr, 16);
+    const std::uint64_t m = mx::hw_dot_f64(p, cs);
+    ++rows;
+    if (!mx::same_result_f64(m, cs.d) && ++bad < 10)
+      ADD_FAILURE() << kind << " c=" << c << " => model " << std::hex << m << ", hardware: " << d;
+  }
+  EXPECT_GT(rows, 1000u);
+  EXPECT_EQ(bad, 0u) << "f64 fitted model " << mx::to_string(p);
 }
 
 }  // namespace

@@ -49,6 +49,21 @@ std::vector<mx::DotCase> random_tile_cases(mx::MmaForm f, std::uint64_t seed, in
 // b; otherwise each case runs alone at (0, 0) of its own tile (zeros around).
 void run_cases(mx::MmaForm f, std::vector<mx::DotCase>& cases, bool shared_rows = true);
 
+// mma.sync.m8n8k4.f64 (binary64 c and d; see mx::HwModelF64). Random
+// tiles in six kinds by tile % 6: 0 wide exponents (|e| <= 600), 1 near 1,
+// 2 near 1 with c = -(a.b) perturbed in its low bits (cancellation against
+// c), 3 near 1 with pairs a1 b1 ~ -a0 b0, a3 b3 ~ -a2 b2 (cancellation among
+// products), 4 tiny (products and c near and below 2^-1022: subnormal
+// results, subnormal operands), 5 huge (products near 2^1024: overflow);
+// signed zeros (~3%), NaN/Inf operands and c (~0.4% each) throughout.
+std::vector<mx::DotCaseF64> random_tile_cases_f64(std::uint64_t seed, int tile);
+void run_cases_f64(std::vector<mx::DotCaseF64>& cases, bool shared_rows = true);
+struct FeatureF64 {
+  std::string name;
+  mx::DotCaseF64 cs;
+};
+std::vector<FeatureF64> feature_cases_f64();
+
 // Feature cases in the style of Fasi et al. 2021 (name + case).
 struct Feature {
   std::string name;

@@ -5,7 +5,9 @@
 # run the gpu tests, and pack logs, CSV, SVG and numerics data into
 # $OUT/probe.tgz (one file: the device returns at most 8).
 # Usage (repository root): kernels/probes/run-probes.sh [mxprobe options]
-# Env: GPU_FILTER (gtest filter for probes_gpu_test, default all).
+# Env: GPU_FILTER (gtest filter for probes_gpu_test, default all);
+# SASS_KERNEL (template index of the mma.sync probe kernel whose machine code
+# is printed: 3 = e4m3 (default), 6 = f64).
 set -uo pipefail
 OUT=${OUT:-/tmp/probe-out}
 R=$OUT/probe
@@ -33,10 +35,11 @@ $B/cprobes/probes_gpu_test --gtest_filter="${GPU_FILTER:-*}" >"$R/gpu_test.log" 
 echo "gpu test rc=$? in $(( $(date +%s) - t2 )) s"
 grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests ran|Failure|model " "$R/gpu_test.log" | head -60
 $B/cprobes/probes_cpu_test >"$R/cpu_test.log" 2>&1; echo "cpu test rc=$?"
-# Machine code of the mma.sync fp8 and f16 probe kernels (which SASS ops run them).
+# Machine code of one mma.sync probe kernel (which SASS ops run it).
+SK=${SASS_KERNEL:-3}
 if command -v cuobjdump >/dev/null; then
   cuobjdump -sass $B/probes/mxprobe >"$R/sass.txt" 2>&1
   grep -oE "\b(HMMA|QMMA|IMMA|DMMA|HGMMA|QGMMA|F2FP|F2F|I2F|HADD2|PRMT)[.A-Z0-9_]*" "$R/sass.txt" | sort | uniq -c | head -40
-  awk '/Function : .*mma_kernelILi3E/{f=1} f&&/(MMA|F2FP|PRMT|HADD2|FADD|FFMA)/{print} /Function : /&&!/mma_kernelILi3E/{f=0}' "$R/sass.txt" | head -40
+  awk -v k="mma_kernelILi${SK}E" '$0 ~ "Function : .*"k{f=1} f&&/(MMA|F2FP|PRMT|HADD2|FADD|FFMA|DFMA|DADD)/{print} /Function : /&&$0 !~ k{f=0}' "$R/sass.txt" | head -40
 fi
 pack

@@ -102,8 +102,63 @@ HwFit fit_hw_model(Elem e, int k, const std::vector<DotCase>& cases, int threads
 std::vector<std::size_t> hw_mismatches(const HwModelParams& p, Elem e, const std::vector<DotCase>& cases,
                                        std::size_t limit = ~std::size_t{0});
 
+// ---- mma.sync.m8n8k4.f64 (DMMA): d = c + a0 b0 + a1 b1 + a2 b2 + a3 b3 in
+// binary64. Its own small model family (the C9 group model above is fp32
+// out): every candidate the H100 f64 probe (kernels/probes) compares.
+//   fma_chain : sequential IEEE fp64 FMAs, acc = c; acc = fma(a_k, b_k, acc)
+//               for k in `reverse` ? 3,2,1,0 : 0,1,2,3 (each step RNE)
+//   mul_add   : the same with each product rounded first (fmul then fadd)
+//   fused     : the C9 group model with a 53-bit significand: products
+//               exact, the 4 products and c aligned to the largest exponent
+//               (the leading bit, or the exponent-field sum when
+//               `nominal_exp`), cut toward zero to `frac_bits` bits below it
+//               (0: nothing cut, the exact sum), summed, rounded once to
+//               binary64 with `out_round` (gradual underflow; overflow: Inf
+//               under rne, max finite under rz)
+// NaN/Inf follow IEEE (NaN compared as a class); an exactly zero fused sum
+// is -0 only if every term is -0.
+struct HwModelF64 {
+  enum class Kind : std::uint8_t { fma_chain, mul_add, fused };
+  Kind kind = Kind::fma_chain;
+  bool reverse = false;
+  int frac_bits = 0;
+  bool nominal_exp = false;
+  HwRound out_round = HwRound::rne;
+  // fused with nothing cut only: products per rounding step (4: one step;
+  // 2: (c + p0 + p1) rounded, then + p2 + p3 rounded), and C left out of the
+  // steps and added at the end by one IEEE fp64 addition (`c_end`).
+  int group = 4;
+  bool c_end = false;
+  friend bool operator==(const HwModelF64&, const HwModelF64&) = default;
+};
+
+std::string to_string(const HwModelF64& p);
+
+// One f64 case: binary64 bits of a row of A, a column of B (k = 0 first), c, d.
+struct DotCaseF64 {
+  std::uint64_t a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
+  std::uint64_t c = 0, d = 0;
+};
+
+// The model's d (binary64 bits).
+std::uint64_t hw_dot_f64(const HwModelF64& p, const DotCaseF64& cs);
+
+// Bit-exact comparison of two binary64 results (any NaN equals any NaN).
+bool same_result_f64(std::uint64_t model, std::uint64_t hw);
+
+// The candidates the H100 probe evaluates: both fma chains, both mul_add
+// chains, fused exact (rne, rz; groups of 4 and 2; C at the end) and fused
+// cut to 53..64, 106, 108 bits.
+std::vector<HwModelF64> hw_f64_candidates();
+
+// The f64 model fitted on an H100 (conformance/probes/h100/, run 4):
+// fma_chain in k order 0,1,2,3 (d = fma(a3,b3, fma(a2,b2, fma(a1,b1,
+// fma(a0,b0,c))))), bit-exact on 2 x 10^6 random hardware cases.
+HwModelF64 h100_fitted_f64_model();
+
 // Parameters fitted on an H100 (see conformance/probes/h100/), by form name;
-// throws UnknownName for a form with no fitted model.
+// throws UnknownName for a form with no fitted model (f64 included: its
+// binary64 model is h100_fitted_f64_model()).
 HwModelParams h100_fitted_model(MmaForm f);
 
 }  // namespace mx
