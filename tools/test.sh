@@ -16,7 +16,14 @@ full="$build/Testing/Temporary/LastTest.log"
 if [ -f "$full" ]; then
   echo
   echo "=== cases compared (from $full) ==="
-  grep -hE '^\[xcheck\] |^\[ cases    \] ' "$full" | sed -E 's/^\[ cases    \] /[table] /' | sort -u || true
+  # tables (label cpu), every exhaustive 2^32 sweep, the per-test totals of
+  # the cross-checks, then one grand total over every individual sweep.
+  grep -hE '^\[ cases    \] ' "$full" | sed -E 's/^\[ cases    \] /[table] /' || true
+  grep -hE '^\[xcheck\] .*(compared 4294967296 cases|sweeps, compared|decode vs)' "$full" || true
+  grep -hE '^\[xcheck\] .*: compared [0-9]+ cases, [0-9]+ mismatches' "$full" | grep -v 'sweeps, compared' |
+    awk '{ for (i = 1; i < NF; i++) { if ($i == "compared") c += $(i+1); if ($(i+1) ~ /^mismatches/) m += $i } n++ }
+         END { if (n) printf "[total] %d cross-check sweeps: compared %.0f cases, %.0f mismatches\n", n, c, m }'
+
 fi
 echo
 echo "=== ctest summary ==="
