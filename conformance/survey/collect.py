@@ -198,6 +198,13 @@ def _merge_and_write(args, names, results, tmp, t_start):
     with tarfile.open(out, "w:gz", compresslevel=9) as tar:
         tar.add(stage, arcname="survey")
     size = os.path.getsize(out)
+    if size > 15 * 2**20:  # the device returns files up to 16 MiB: try xz instead
+        xz = os.path.join(args.out, "survey.txz")
+        with tarfile.open(xz, "w:xz", preset=9) as tar:
+            tar.add(stage, arcname="survey")
+        if os.path.getsize(xz) < size:
+            os.remove(out)
+            out, size = xz, os.path.getsize(xz)
     print(summary)
     print(f"archive: {out} ({size / 2**20:.2f} MiB, {len(blobs)} distinct outputs)"
           + ("  WARNING: over 16 MiB, it will not come back" if size > 16 * 2**20 else ""))
