@@ -121,6 +121,9 @@ def worker_jax(rec, backend):
         for target, name in MX_DTYPES.items():
             dt = getattr(jnp, name, None)
             api = f"jax.device_put(x, {backend}).astype(jnp.{name})"
+            if dt is None and getattr(ml_dtypes, name, None) is not None:
+                dt = getattr(ml_dtypes, name)  # no jnp alias: try the ml_dtypes dtype itself
+                api = f"jax.device_put(x, {backend}).astype(ml_dtypes.{name})"
             if dt is None:
                 rec.unsupported(lib, backend, source, target, "eager", api, name,
                                 f"jax {jax.__version__} has no jnp.{name}")
