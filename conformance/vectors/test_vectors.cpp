@@ -250,6 +250,45 @@ TEST(VectorsContract, HandWrittenRowsFromTheContractArePresent) {
   }
 }
 
+// The version line cites the specification in the repository (reference/
+// SPEC.md, section "The version line of vector files and side files"), and
+// the cited file is there with that version and every clause.
+TEST(VectorsHeader, EveryFileCitesReferenceSpecV2AndTheSpecIsThere) {
+  const std::string want = "# contract: mxconform reference/SPEC.md v2";
+  for (const auto& rel : mxt::checked_in_csv()) {
+    std::istringstream in(mxt::slurp(src("vectors/" + rel)));
+    std::string l1, l2;
+    std::getline(in, l1);
+    std::getline(in, l2);
+    EXPECT_EQ(l2, want) << "vectors/" << rel << " line 2";
+  }
+  const std::string spec = mxt::slurp(src("reference/SPEC.md"));
+  EXPECT_NE(spec.find("**Version 2**"), std::string::npos) << "reference/SPEC.md does not declare version 2";
+  for (int c = 1; c <= 13; ++c) {
+    EXPECT_NE(spec.find("\n## C" + std::to_string(c) + ". "), std::string::npos)
+        << "reference/SPEC.md has no clause heading C" << c;
+  }
+}
+
+// A file written for another version of the specification (v1 cited the
+// contract outside the repository) is refused with one line that names the
+// file, the line, both versions and the way out; never checked as if current.
+TEST(VectorsHeader, FileOfAnotherSpecVersionIsRefusedNamingBothVersions) {
+  const std::string c = mxt::slurp(src("vectors/convert/e2m1_from_fp32.csv"));
+  const std::size_t a = c.find('\n') + 1, b = c.find('\n', a);
+  mxt::TempDir t;
+  for (const std::string old : {"mxconform CONTRACT.md v1 (C1-C10)", "mxconform reference/SPEC.md v3"}) {
+    mxt::spit(t / "old.csv", c.substr(0, a) + "# contract: " + old + c.substr(b));
+    const auto r = mxt::run("check " + (t / "old.csv"));
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "not one line: " << r.out;
+    for (const std::string& needle : {std::string("old.csv:2: "), "'" + old + "'",
+                                      std::string("'mxconform reference/SPEC.md v2'"), std::string("mxconform gen")}) {
+      EXPECT_NE(r.out.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.out;
+    }
+  }
+}
+
 TEST(VectorsSize, Level1StaysUnder50MB) {
   std::uintmax_t total = 0;
   for (const auto& rel : mxt::checked_in_csv()) total += std::filesystem::file_size(src("vectors/" + rel));

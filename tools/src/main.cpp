@@ -30,7 +30,8 @@ namespace {
 
 constexpr const char* kDescription = R"(mxconform - bit-exact reference and conformance suite for the OCP MX formats.
 
-Every answer comes from the reference library (CONTRACT.md, clauses C1-C10).
+Every answer comes from the reference library, as specified in reference/SPEC.md
+(version 2, clauses C1-C13; run `mxconform formats` for the clause of each name).
 Typical session:
   mxconform gen --out vec                      # golden vectors (level 1, fixed seed)
   mxconform verify-manifest --manifest vectors/MANIFEST --dir vec
@@ -177,7 +178,8 @@ int cmd_verify_manifest(const std::string& manifest, const std::string& dir) {
 }
 
 int cmd_formats() {
-  std::cout << "Element and scale formats (CONTRACT C1)\n";
+  std::cout << "Specification: reference/SPEC.md v2 (clause numbers below)\n\n";
+  std::cout << "Element and scale formats (C1)\n";
   std::cout << "  name    bits ebits mbits  bias  max finite (code)      min subnormal   NaN / Inf\n";
   for (mx::Fmt f : mx::kMxFormats) {
     const auto& d = mx::desc(f);
@@ -327,7 +329,7 @@ int main(int argc, char** argv) {
       "Codes are compared logically, so the two sides may use different scale layouts,\n"
       "packings or data orders. Example:\n  mxconform check-tensor q.json mine.json --input x.npy");
 
-  auto* fm = app.add_subcommand("formats", "Print every format, recipe, policy and layout with its contract clause");
+  auto* fm = app.add_subcommand("formats", "Print every format, recipe, policy and layout with its clause of reference/SPEC.md");
 
   auto* bench = app.add_subcommand("bench", "Benchmark the CUDA kernels (arguments go to the kernel library)");
   bench->allow_extras()->prefix_command();

@@ -23,8 +23,9 @@
 
 namespace mxv {
 
-// Version of the contract the vectors follow (CONTRACT.md, clauses C1..C10).
-inline constexpr std::string_view kContractVersion = "mxconform CONTRACT.md v1 (C1-C10)";
+// Version of the specification the vectors follow (reference/SPEC.md,
+// section "The version line of vector files and side files").
+inline constexpr std::string_view kContractVersion = "mxconform reference/SPEC.md v2";
 inline constexpr std::uint64_t kDefaultSeed = 0x6d78636f6e666f72ull;  // "mxconfor"
 
 using Params = std::vector<std::pair<std::string, std::string>>;
