@@ -190,10 +190,41 @@ void validate_policy(Fmt f, const ConvPolicy& p) {
     throw InvalidArgument("int8_symmetric applies only to the int8 element format, not " +
                           std::string(d.name));
   }
+  // C13: each non-default value only where the format has what it changes.
+  const bool sign_magnitude = d.is_signed && !d.is_int;
+  const auto refuse = [&](std::string_view value, const char* needs) {
+    throw InvalidArgument("policy " + std::string(value) + " does not apply to format " +
+                          std::string(d.name) + " (it applies to " + needs + ")");
+  };
+  if (p.nan_sign != NanSign::nan_sign_rule && !sign_magnitude) {
+    refuse(nan_sign_name(p.nan_sign), "signed floating-point formats");
+  }
+  if (p.nan_payload != NanPayload::nan_payload_drop && d.special != Special::ieee) {
+    refuse(nan_payload_name(p.nan_payload), "formats with IEEE Inf and NaN codes, e.g. e5m2");
+  }
+  if (p.zero_sign != ZeroSign::zero_keep_sign && !sign_magnitude) {
+    refuse(zero_sign_name(p.zero_sign), "signed floating-point formats");
+  }
+  if (p.overflow_nospecial != OverflowNoSpecial::overflow_to_max &&
+      (d.special != Special::none || d.is_int)) {
+    refuse(overflow_nospecial_name(p.overflow_nospecial),
+           "floating-point formats without NaN and Inf: e3m2, e2m3, e2m1");
+  }
+  if (p.negative_unsigned != NegativeUnsigned::neg_to_nan && d.is_signed) {
+    refuse(negative_unsigned_name(p.negative_unsigned), "unsigned formats: ue8m0, ue4m3");
+  }
+  if (p.zero_nozero != ZeroNoZero::zero_to_min && d.has_zero) {
+    refuse(zero_nozero_name(p.zero_nozero), "formats without a zero code: ue8m0");
+  }
+  if (p.lowest != LowestCode::lowest_exact && d.has_zero) {
+    refuse(lowest_code_name(p.lowest), "formats without a zero code: ue8m0");
+  }
 }
 
-std::uint32_t encode_nan(Fmt f, bool neg, const ConvPolicy& p) {
-  const FormatDesc& d = desc(f);
+namespace {
+
+// The C2 NaN rule (sign included), before the C13 sign and payload rules.
+std::uint32_t nan_rule_code(const FormatDesc& d, bool neg, const ConvPolicy& p) {
   if (has_nan(d)) {
     if (p.nan == NanPolicy::nan_keep_sign && d.is_signed) {
       return static_cast<std::uint32_t>(d.keep_sign_nan_code) | (neg ? sign_mask(d) : 0u);
@@ -206,14 +237,45 @@ std::uint32_t encode_nan(Fmt f, bool neg, const ConvPolicy& p) {
   return max_finite_code(d);  // nan_to_max: +max finite
 }
 
-std::uint32_t encode_inf(Fmt f, bool neg, const ConvPolicy& p) {
+// C13: nan_keep_payload replaces the magnitude, nan_sign the sign.
+std::uint32_t nan_code(const FormatDesc& d, bool neg, std::uint32_t frac23, const ConvPolicy& p) {
+  std::uint32_t code = nan_rule_code(d, neg, p);
+  const std::uint32_t sm = sign_mask(d);
+  if (p.nan_payload == NanPayload::nan_keep_payload && d.special == Special::ieee) {
+    const std::uint32_t quiet = std::uint32_t{1} << (d.mbits - 1);
+    const std::uint32_t payload = (frac23 >> (23 - d.mbits)) | quiet;
+    code = (code & sm) | (static_cast<std::uint32_t>(max_exp_field(d)) << d.mbits) | payload;
+  }
+  if (p.nan_sign == NanSign::nan_sign_input) code = (code & ~sm) | (neg ? sm : 0u);
+  if (p.nan_sign == NanSign::nan_sign_inverted) code = (code & ~sm) | (neg ? 0u : sm);
+  return code;
+}
+
+}  // namespace
+
+std::uint32_t encode_nan(Fmt f, bool neg, const ConvPolicy& p) {
+  return nan_code(desc(f), neg, 0x400000u, p);  // a quiet NaN without payload
+}
+
+std::uint32_t encode_nan_f32(Fmt f, std::uint32_t x, const ConvPolicy& p) {
+  return nan_code(desc(f), (x >> 31) != 0, x & 0x7FFFFFu, p);
+}
+
+std::uint32_t encode_inf(Fmt f, bool neg_in, const ConvPolicy& p) {
+  bool neg = neg_in;
   const FormatDesc& d = desc(f);
   if (d.is_int) {
     // int8: saturate and propagate both clamp (no Inf, no NaN).
     if (!neg) return 0x7Fu;
     return p.int8 == Int8Range::int8_full ? 0x80u : 0x81u;
   }
-  if (!d.is_signed && neg) return encode_nan(f, neg, p);  // -Inf into unsigned
+  if (!d.is_signed && neg) {  // -Inf into unsigned
+    if (p.negative_unsigned != NegativeUnsigned::neg_magnitude) return encode_nan(f, neg, p);
+    neg = false;  // C13 neg_magnitude: converts as +Inf
+  }
+  if (d.special == Special::none && p.overflow_nospecial == OverflowNoSpecial::overflow_as_nan) {
+    return encode_nan(f, neg, p);
+  }
   if (p.overflow == Overflow::propagate && d.propagate_code >= 0) {
     return static_cast<std::uint32_t>(d.propagate_code) | (neg ? sign_mask(d) : 0u);
   }
@@ -223,15 +285,28 @@ std::uint32_t encode_inf(Fmt f, bool neg, const ConvPolicy& p) {
 std::uint32_t encode_exact(Fmt f, const Exact& v, const ConvPolicy& p, std::uint32_t rbits) {
   const FormatDesc& d = desc(f);
   const Limits& lim = kLimits[static_cast<std::size_t>(f)];
-  const bool neg = v.neg;
-  // Step 2 (zero): keeps its sign; ue8m0 has no zero and takes its smallest code.
+  bool neg = v.neg;
+  // Step 2 (zero): keeps its sign; ue8m0 has no zero and takes its smallest
+  // code (C13: or NaN, zero_to_nan; every zero +0 under zero_positive).
   if (v.sig == 0) {
-    if (d.is_int || !d.is_signed) return 0u;
+    if (!d.has_zero && p.zero_nozero == ZeroNoZero::zero_to_nan) return encode_nan(f, false, p);
+    if (d.is_int || !d.is_signed || p.zero_sign == ZeroSign::zero_positive) return 0u;
     return neg ? lim.sign : 0u;
   }
   // Unsigned formats cannot hold a negative value: NaN code (CONTRACT C1:
-  // ue8m0/ue4m3 only ever receive non-negative amax-derived values).
-  if (!d.is_signed && neg) return encode_nan(f, neg, p);
+  // ue8m0/ue4m3 only ever receive non-negative amax-derived values); C13
+  // neg_magnitude drops the sign instead.
+  if (!d.is_signed && neg) {
+    if (p.negative_unsigned != NegativeUnsigned::neg_magnitude) return encode_nan(f, neg, p);
+    neg = false;
+  }
+  // Zero results of a rounding (underflow) and their sign (C13 zero_sign).
+  const std::uint32_t zero_code =
+      (neg && p.zero_sign == ZeroSign::zero_keep_sign) ? lim.sign : 0u;
+  // C13 lowest_as_zero: a format without zero rounds as if exponent field 0
+  // held IEEE subnormals (its lowest code is then the grid's zero).
+  const bool as_zero = !d.has_zero && p.lowest == LowestCode::lowest_as_zero;
+  const bool has_zero = d.has_zero || as_zero;
 
   // Step 3 (unpack): E = floor(log2 |v|).
   const std::int64_t E = static_cast<std::int64_t>(v.exp) + bit_width64(v.sig) - 1;
@@ -251,7 +326,7 @@ std::uint32_t encode_exact(Fmt f, const Exact& v, const ConvPolicy& p, std::uint
 
   // Step 4 (round) at the quantum of |v|'s binade, as if the format had more
   // binades above its top (so "exceeds" is decided after rounding, C2).
-  const std::int64_t em = lim.emin;
+  const std::int64_t em = as_zero ? lim.emin + 1 : lim.emin;
   const std::int64_t q = (E > em ? E : em) - d.mbits;
   // Far above the range: skip the rounding (huge shifts) and overflow.
   const bool far_above = E > lim.emax + 2;
@@ -260,13 +335,13 @@ std::uint32_t encode_exact(Fmt f, const Exact& v, const ConvPolicy& p, std::uint
   if (!far_above && n == 0) {
     // Underflow to zero keeps the sign; ue8m0 has no zero: smallest code.
     if (!d.has_zero) return 0u;
-    return neg ? lim.sign : 0u;
+    return zero_code;
   }
   std::int64_t exp_field = 0;
   std::uint64_t mant = 0;
   bool overflow = far_above;
   if (!far_above) {
-    if (d.has_zero && n < (std::uint64_t{1} << d.mbits)) {
+    if (has_zero && n < (std::uint64_t{1} << d.mbits)) {
       // subnormal (only when q is at the bottom binade)
       exp_field = 0;
       mant = n;
@@ -285,6 +360,9 @@ std::uint32_t encode_exact(Fmt f, const Exact& v, const ConvPolicy& p, std::uint
   if (overflow) {
     const std::uint32_t maxc = lim.max_code | (neg ? lim.sign : 0u);
     if (p.rounding == Rounding::rtz) return maxc;
+    if (d.special == Special::none && p.overflow_nospecial == OverflowNoSpecial::overflow_as_nan) {
+      return encode_nan(f, neg, p);
+    }
     if (p.overflow == Overflow::propagate && d.propagate_code >= 0) {
       return static_cast<std::uint32_t>(d.propagate_code) | (neg ? lim.sign : 0u);
     }
@@ -300,7 +378,7 @@ std::uint32_t encode_scaled(Fmt f, std::uint32_t x, int scale_exp, const ConvPol
                             std::uint32_t rbits) {
   Unpacked u = unpack_f32(x);
   // Step 1 (non-finite)
-  if (u.cls == Class::nan) return encode_nan(f, u.v.neg, p);
+  if (u.cls == Class::nan) return encode_nan_f32(f, x, p);
   if (u.cls == Class::inf) return encode_inf(f, u.v.neg, p);
   if (p.flush_input_subnormals && ((x >> 23) & 0xFFu) == 0) u.v.sig = 0;
   u.v.exp -= scale_exp;
@@ -371,6 +449,96 @@ std::uint16_t f32_to_bf16_rne(float x) {
 std::uint16_t f32_to_f16_rne(float x) {
   return static_cast<std::uint16_t>(encode_f32_bits(Fmt::fp16, f32_bits(x),
                                                     ConvPolicy{Rounding::rne, Overflow::propagate}));
+}
+
+// ---- C13 names --------------------------------------------------------------
+std::string_view nan_sign_name(NanSign v) {
+  switch (v) {
+    case NanSign::nan_sign_rule: return "nan_sign_rule";
+    case NanSign::nan_sign_input: return "nan_sign_input";
+    case NanSign::nan_sign_inverted: return "nan_sign_inverted";
+  }
+  return "?";
+}
+std::string_view nan_payload_name(NanPayload v) {
+  return v == NanPayload::nan_keep_payload ? "nan_keep_payload" : "nan_payload_drop";
+}
+std::string_view zero_sign_name(ZeroSign v) {
+  switch (v) {
+    case ZeroSign::zero_keep_sign: return "zero_keep_sign";
+    case ZeroSign::zero_underflow_positive: return "zero_underflow_positive";
+    case ZeroSign::zero_positive: return "zero_positive";
+  }
+  return "?";
+}
+std::string_view overflow_nospecial_name(OverflowNoSpecial v) {
+  return v == OverflowNoSpecial::overflow_as_nan ? "overflow_as_nan" : "overflow_to_max";
+}
+std::string_view negative_unsigned_name(NegativeUnsigned v) {
+  return v == NegativeUnsigned::neg_magnitude ? "neg_magnitude" : "neg_to_nan";
+}
+std::string_view zero_nozero_name(ZeroNoZero v) {
+  return v == ZeroNoZero::zero_to_nan ? "zero_to_nan" : "zero_to_min";
+}
+std::string_view lowest_code_name(LowestCode v) {
+  return v == LowestCode::lowest_as_zero ? "lowest_as_zero" : "lowest_exact";
+}
+
+namespace {
+
+// One row per C13 value: its name and how to set it.
+struct C13Value {
+  std::string_view name;
+  void (*set)(ConvPolicy&);
+};
+constexpr C13Value kC13Values[] = {
+    {"nan_sign_rule", [](ConvPolicy& p) { p.nan_sign = NanSign::nan_sign_rule; }},
+    {"nan_sign_input", [](ConvPolicy& p) { p.nan_sign = NanSign::nan_sign_input; }},
+    {"nan_sign_inverted", [](ConvPolicy& p) { p.nan_sign = NanSign::nan_sign_inverted; }},
+    {"nan_payload_drop", [](ConvPolicy& p) { p.nan_payload = NanPayload::nan_payload_drop; }},
+    {"nan_keep_payload", [](ConvPolicy& p) { p.nan_payload = NanPayload::nan_keep_payload; }},
+    {"zero_keep_sign", [](ConvPolicy& p) { p.zero_sign = ZeroSign::zero_keep_sign; }},
+    {"zero_underflow_positive", [](ConvPolicy& p) { p.zero_sign = ZeroSign::zero_underflow_positive; }},
+    {"zero_positive", [](ConvPolicy& p) { p.zero_sign = ZeroSign::zero_positive; }},
+    {"overflow_to_max", [](ConvPolicy& p) { p.overflow_nospecial = OverflowNoSpecial::overflow_to_max; }},
+    {"overflow_as_nan", [](ConvPolicy& p) { p.overflow_nospecial = OverflowNoSpecial::overflow_as_nan; }},
+    {"neg_to_nan", [](ConvPolicy& p) { p.negative_unsigned = NegativeUnsigned::neg_to_nan; }},
+    {"neg_magnitude", [](ConvPolicy& p) { p.negative_unsigned = NegativeUnsigned::neg_magnitude; }},
+    {"zero_to_min", [](ConvPolicy& p) { p.zero_nozero = ZeroNoZero::zero_to_min; }},
+    {"zero_to_nan", [](ConvPolicy& p) { p.zero_nozero = ZeroNoZero::zero_to_nan; }},
+    {"lowest_exact", [](ConvPolicy& p) { p.lowest = LowestCode::lowest_exact; }},
+    {"lowest_as_zero", [](ConvPolicy& p) { p.lowest = LowestCode::lowest_as_zero; }},
+};
+
+}  // namespace
+
+bool set_c13_value(ConvPolicy& p, std::string_view name) {
+  for (const auto& v : kC13Values) {
+    if (v.name == name) {
+      v.set(p);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> c13_modifiers(const ConvPolicy& p) {
+  const ConvPolicy d{};
+  std::vector<std::string> out;
+  if (p.nan_sign != d.nan_sign) out.emplace_back(nan_sign_name(p.nan_sign));
+  if (p.nan_payload != d.nan_payload) out.emplace_back(nan_payload_name(p.nan_payload));
+  if (p.zero_sign != d.zero_sign) out.emplace_back(zero_sign_name(p.zero_sign));
+  if (p.overflow_nospecial != d.overflow_nospecial) out.emplace_back(overflow_nospecial_name(p.overflow_nospecial));
+  if (p.negative_unsigned != d.negative_unsigned) out.emplace_back(negative_unsigned_name(p.negative_unsigned));
+  if (p.zero_nozero != d.zero_nozero) out.emplace_back(zero_nozero_name(p.zero_nozero));
+  if (p.lowest != d.lowest) out.emplace_back(lowest_code_name(p.lowest));
+  return out;
+}
+
+std::vector<std::string> c13_value_names() {
+  std::vector<std::string> out;
+  for (const auto& v : kC13Values) out.emplace_back(v.name);
+  return out;
 }
 
 }  // namespace mx

@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "cmd_profile.hpp"
 #include "commands.hpp"
 #include "mx/error.hpp"
 #include "mx/layout.hpp"
@@ -330,6 +331,7 @@ int main(int argc, char** argv) {
       "packings or data orders. Example:\n  mxconform check-tensor q.json mine.json --input x.npy");
 
   auto* fm = app.add_subcommand("formats", "Print every format, recipe, policy and layout with its clause of reference/SPEC.md");
+  const mxv::ProfileCommands profile_cmds = mxv::add_profile_commands(app);  // encode, decode, diff-profiles, profiles
 
   auto* bench = app.add_subcommand("bench", "Benchmark the CUDA kernels (arguments go to the kernel library)");
   bench->allow_extras()->prefix_command();
@@ -357,6 +359,7 @@ int main(int argc, char** argv) {
     if (*dz) return mxv::run_dequantize(dq);
     if (*ctz) return mxv::run_check_tensor(ct);
     if (*fm) return cmd_formats();
+    if (const int rc = mxv::run_profile_commands(profile_cmds); rc >= 0) return rc;
     if (*bench) return forward("bench", bench->remaining());
     if (*probe) return forward("probe", probe->remaining());
   } catch (const mx::Error& e) {
