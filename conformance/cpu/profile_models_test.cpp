@@ -121,15 +121,9 @@ std::uint32_t ml_convert(Fmt f, std::uint32_t x) {
   return sign ? neg(r) : r;
 }
 
-// ml_dtypes' own half -> e5m2 path: bits >> 8 with RNE, NaN gets the quiet bit.
-std::uint32_t ml_half_e5m2(std::uint16_t h) {
-  const std::uint32_t a = h & 0x7FFFu;
-  if (a == 0x7C00u) return static_cast<std::uint32_t>(h >> 8);
-  if (a > 0x7C00u) return static_cast<std::uint32_t>((h >> 8) | 0x2u);
-  std::uint32_t b = h;
-  b += ((b >> 8) & 1u) + (1u << 7) - 1u;
-  return (b >> 8) & 0xFFu;
-}
+// (ml_dtypes' main branch has its own half -> e5m2 path that keeps NaN
+// payload bits; the measured 0.6.0 converts a half through float, so the
+// ConvertImpl model above covers fp16 too: conformance/survey/h100.)
 
 // ---- inputs ------------------------------------------------------------------
 std::vector<std::uint32_t> fp32_inputs() {
@@ -175,10 +169,7 @@ Sweep sweep(const char* profile, Fmt f, Model model) {
     for (std::uint32_t h = 0; h <= 0xFFFF; ++h) {
       const std::uint32_t x = src == InType::bf16 ? mx::bf16_to_f32_bits(static_cast<std::uint16_t>(h))
                                                   : mx::f16_to_f32_bits(static_cast<std::uint16_t>(h));
-      const std::uint32_t m = (src == InType::f16 && f == Fmt::e5m2 && std::string_view(profile) == "ml_dtypes")
-                                  ? ml_half_e5m2(static_cast<std::uint16_t>(h))
-                                  : model(x);
-      s.add(h, m, mx::encode_f32_bits(f, x, p));
+      s.add(h, model(x), mx::encode_f32_bits(f, x, p));
     }
   }
   const mx::ConvPolicy p = mx::resolve_policy(profile, InType::f32, f);

@@ -46,13 +46,13 @@ def dimensions(fmt):
     if fmt in ("e4m3", "e5m2"):
         dims += [("overflow", ["saturate", "propagate"]),
                  ("nan", ["nan_canonical", "nan_keep_sign"]),
-                 ("nan_sign", ["nan_sign_rule", "nan_sign_input", "nan_sign_inverted"]),
+                 ("nan_sign", ["nan_sign_rule", "nan_sign_input", "nan_sign_inverted", "nan_sign_negative"]),
                  ("zero_sign", ["zero_keep_sign", "zero_underflow_positive", "zero_positive"])]
         if fmt == "e5m2":
             dims.append(("nan_payload", ["nan_payload_drop", "nan_keep_payload"]))
     elif fmt in ("e3m2", "e2m3", "e2m1"):
         dims += [("nan", ["nan_to_max", "nan_to_zero"]),
-                 ("nan_sign", ["nan_sign_rule", "nan_sign_input", "nan_sign_inverted"]),
+                 ("nan_sign", ["nan_sign_rule", "nan_sign_input", "nan_sign_inverted", "nan_sign_negative"]),
                  ("overflow_nospecial", ["overflow_to_max", "overflow_as_nan"]),
                  ("zero_sign", ["zero_keep_sign", "zero_underflow_positive", "zero_positive"])]
     else:  # ue8m0
@@ -173,7 +173,9 @@ def profile_of(e):
     if lib == "triton":
         return "triton:" + ("rtne" if mode == "default" else mode)
     if lib == "cuda":
-        return "cuda:" + mode.split(":", 1)[1]
+        api, _, cuda_mode = mode.partition(":")
+        # the double API converts fp64: not a source type of the profiles (C13.3)
+        return None if api == "double" else "cuda:" + cuda_mode
     return None
 
 

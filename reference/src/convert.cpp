@@ -248,6 +248,7 @@ std::uint32_t nan_code(const FormatDesc& d, bool neg, std::uint32_t frac23, cons
   }
   if (p.nan_sign == NanSign::nan_sign_input) code = (code & ~sm) | (neg ? sm : 0u);
   if (p.nan_sign == NanSign::nan_sign_inverted) code = (code & ~sm) | (neg ? 0u : sm);
+  if (p.nan_sign == NanSign::nan_sign_negative) code |= sm;
   return code;
 }
 
@@ -457,6 +458,7 @@ std::string_view nan_sign_name(NanSign v) {
     case NanSign::nan_sign_rule: return "nan_sign_rule";
     case NanSign::nan_sign_input: return "nan_sign_input";
     case NanSign::nan_sign_inverted: return "nan_sign_inverted";
+    case NanSign::nan_sign_negative: return "nan_sign_negative";
   }
   return "?";
 }
@@ -495,6 +497,7 @@ constexpr C13Value kC13Values[] = {
     {"nan_sign_rule", [](ConvPolicy& p) { p.nan_sign = NanSign::nan_sign_rule; }},
     {"nan_sign_input", [](ConvPolicy& p) { p.nan_sign = NanSign::nan_sign_input; }},
     {"nan_sign_inverted", [](ConvPolicy& p) { p.nan_sign = NanSign::nan_sign_inverted; }},
+    {"nan_sign_negative", [](ConvPolicy& p) { p.nan_sign = NanSign::nan_sign_negative; }},
     {"nan_payload_drop", [](ConvPolicy& p) { p.nan_payload = NanPayload::nan_payload_drop; }},
     {"nan_keep_payload", [](ConvPolicy& p) { p.nan_payload = NanPayload::nan_keep_payload; }},
     {"zero_keep_sign", [](ConvPolicy& p) { p.zero_sign = ZeroSign::zero_keep_sign; }},

@@ -58,22 +58,38 @@ struct Builder {
   }
 };
 
-constexpr std::string_view kTorchVer = "torch 2.11 (c10/util/Float8_*.h)";
-constexpr std::string_view kMlVer = "ml_dtypes main (include/float8.h, mxfloat.h)";
-constexpr std::string_view kCudaVer = "CUDA 13.0 (cuda_fp8.h, cuda_fp6.h, cuda_fp4.h)";
-constexpr std::string_view kTritonVer = "triton 3.6";
-constexpr std::string_view kJaxVer = "jax 0.11.2";
+// Versions the tuples were measured on: the survey of 2026-11-26 on an NVIDIA
+// H100 80GB HBM3 (driver 580.159.04), conformance/survey/REPORT-h100.md; the
+// recorded outputs are conformance/survey/h100/ and profile_recorded_test
+// replays every entry below against them.
+constexpr std::string_view kTorchVer = "torch 2.11.0+cu130";
+constexpr std::string_view kMlVer = "ml_dtypes 0.6.0";
+constexpr std::string_view kCudaVer = "CUDA 13.0 (NVRTC via CuPy 14.2.0), driver 580.159.04, H100";
+constexpr std::string_view kTritonVer = "triton 3.6.0, H100 (sm_90)";
+constexpr std::string_view kJaxVer = "jax 0.11.2, jaxlib 0.11.2";
+constexpr std::string_view kMeasured = "measured byte for byte (every bf16/fp16 pattern, structured fp32 set)";
+
+const auto kAll = {InType::f32, InType::bf16, InType::f16};
+
+// MXINT8 (two's complement times 2^-6) and the unsigned ue4m3 scale are
+// formats no surveyed library has a dtype for.
+void none_int8_ue4m3(Builder& b, std::string_view name, std::string_view version) {
+  b.none(name, Fmt::int8, "-", version, "no MXINT8 dtype (an int8 cast is an integer cast, not c/64)");
+  b.none(name, Fmt::ue4m3, "-", version, "no unsigned e4m3 dtype");
+}
 
 void add_torch(Builder& b, std::string_view name, bool cuda) {
-  const auto S = {InType::f32, InType::bf16, InType::f16};
   // c10 fp8e4m3fn_from_fp32_value: |x| >= 480 (and Inf, NaN) -> 0x7F, sign
   // ORed in; below that RNE by bit arithmetic, so 464 ties to 448 and
   // (464, 480) round to 0x7F: overflow gives NaN with the sign.
-  ConvPolicy e4 = pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_keep_sign);
+  const ConvPolicy e4 = pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_keep_sign);
   // c10 fp8e5m2_from_fp32_value: NaN -> 0x7F | sign, |x| >= 2^16 and Inf ->
   // 0x7C | sign, RNE below (a carry reaches 0x7C).
   ConvPolicy e5 = pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_canonical);
   e5.nan_sign = NanSign::nan_sign_input;
+  // Measured: on the GPU a half NaN loses its sign (-NaN -> 0x7F for both
+  // fp8 formats), unlike the CPU path; every other fp16 input agrees.
+  const ConvPolicy fp8_half_cuda = pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_canonical);
   // c10 fp8e8m0fnu_from_fp32_value: exponent field of |x| plus a round-up
   // from guard/round/sticky bits (ties up, as C2 rne for ue8m0); NaN/Inf ->
   // 0xFF; the sign bit is ignored; a subnormal input has implied bit 0, so
@@ -81,105 +97,143 @@ void add_torch(Builder& b, std::string_view name, bool cuda) {
   ConvPolicy e8 = pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_default);
   e8.negative_unsigned = NegativeUnsigned::neg_magnitude;
   e8.lowest = LowestCode::lowest_as_zero;
-  const ProfileBasis basis = cuda ? ProfileBasis::pending : ProfileBasis::source;
-  const std::string_view nt =
-      cuda ? "provisional: the same c10 functions compiled for the device; pending the survey"
-           : "read from c10 (bf16/fp16 widen to float first); pending the survey";
-  b.add(name, S, Fmt::e4m3, "", true, e4, basis, "x.to(torch.float8_e4m3fn)", kTorchVer, nt);
-  b.add(name, S, Fmt::e5m2, "", true, e5, basis, "x.to(torch.float8_e5m2)", kTorchVer, nt);
-  b.add(name, S, Fmt::ue8m0, "", true, e8, basis, "x.to(torch.float8_e8m0fnu)", kTorchVer, nt);
+  const ProfileBasis m = ProfileBasis::measured;
+  const std::string_view e4api = "x.to(torch.float8_e4m3fn)", e5api = "x.to(torch.float8_e5m2)";
+  if (cuda) {
+    b.add(name, {InType::f32, InType::bf16}, Fmt::e4m3, "", true, e4, m, e4api, kTorchVer, kMeasured);
+    b.add(name, {InType::f16}, Fmt::e4m3, "", true, fp8_half_cuda, m, e4api, kTorchVer,
+          "measured; -NaN gives 0x7F here but 0xFF on the CPU");
+    b.add(name, {InType::f32, InType::bf16}, Fmt::e5m2, "", true, e5, m, e5api, kTorchVer, kMeasured);
+    b.add(name, {InType::f16}, Fmt::e5m2, "", true, fp8_half_cuda, m, e5api, kTorchVer,
+          "measured; -NaN gives 0x7F here but 0xFF on the CPU");
+  } else {
+    b.add(name, kAll, Fmt::e4m3, "", true, e4, m, e4api, kTorchVer, kMeasured);
+    b.add(name, kAll, Fmt::e5m2, "", true, e5, m, e5api, kTorchVer, kMeasured);
+  }
+  b.add(name, kAll, Fmt::ue8m0, "", true, e8, m, "x.to(torch.float8_e8m0fnu)", kTorchVer, kMeasured);
   b.none(name, Fmt::e2m1, "x.to(torch.float4_e2m1fn_x2)", kTorchVer,
-         "float4_e2m1fn_x2 is a packed storage dtype without a cast from float types");
+         "float4_e2m1fn_x2 is a packed storage dtype without a cast from float types (the survey's "
+         "x.to() raised)");
   for (Fmt f : {Fmt::e3m2, Fmt::e2m3}) b.none(name, f, "-", kTorchVer, "torch has no fp6 dtype");
+  none_int8_ue4m3(b, name, kTorchVer);
 }
 
-void add_ml_dtypes(Builder& b, std::string_view name, std::string_view api_prefix,
-                   std::string_view version, ProfileBasis basis, std::string_view note) {
-  // ConvertImpl (kSaturate = false): Inf -> +-infinity(), NaN -> +-quiet_NaN(),
-  // overflow -> infinity(); e4m3fn's infinity is its NaN 0x7F, e5m2's quiet
-  // NaN is 0x7E.
-  const ConvPolicy e4 = pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_keep_sign);
-  const ConvPolicy e5 = e4;
-  // Half -> e5m2 has its own path: bits >> 8 with RNE; a NaN keeps its sign
-  // and top payload bits and gets the quiet bit.
-  ConvPolicy e5_half = e4;
-  e5_half.nan_payload = NanPayload::nan_keep_payload;
+// ml_dtypes' ConvertImpl (kSaturate = false): Inf -> +-infinity(), NaN ->
+// +-quiet_NaN(), overflow -> infinity(); e4m3fn's infinity is its NaN 0x7F,
+// e5m2's quiet NaN is 0x7E.
+ConvPolicy ml_fp8() { return pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_keep_sign); }
+// e8m0: zero -> NaN, negative -> NaN, overflow -> infinity() = 0xFF; the
+// target's exponent field 0 is rounded as a subnormal binade.
+ConvPolicy ml_e8m0() {
+  ConvPolicy e8 = pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_default);
+  e8.zero_nozero = ZeroNoZero::zero_to_nan;
+  e8.lowest = LowestCode::lowest_as_zero;
+  return e8;
+}
+
+void add_ml_dtypes(Builder& b) {
+  const std::string_view api = "np.asarray(x).astype(ml_dtypes.<dtype>)";
+  const ProfileBasis m = ProfileBasis::measured;
   // fp6/fp4: infinity() is +max (so overflow and Inf give +-max); quiet_NaN()
   // is the code 0b1'00..0 (-0), and -quiet_NaN() flips it to +0.
   ConvPolicy small = pol(Rounding::rne, Overflow::saturate, NanPolicy::nan_to_zero);
   small.nan_sign = NanSign::nan_sign_inverted;
-  // e8m0: zero -> NaN, negative -> NaN, overflow -> infinity() = 0xFF; the
-  // target's exponent field 0 is rounded as a subnormal binade.
-  ConvPolicy e8 = pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_default);
-  e8.zero_nozero = ZeroNoZero::zero_to_nan;
-  e8.lowest = LowestCode::lowest_as_zero;
-  const std::string_view api = api_prefix;
-  b.add(name, {InType::f32, InType::bf16, InType::f16}, Fmt::e4m3, "", true, e4, basis, api, version, note);
-  b.add(name, {InType::f32, InType::bf16}, Fmt::e5m2, "", true, e5, basis, api, version, note);
-  b.add(name, {InType::f16}, Fmt::e5m2, "", true, e5_half, basis, api, version, note);
-  for (Fmt f : {Fmt::e3m2, Fmt::e2m3, Fmt::e2m1}) {
-    b.add(name, {InType::f32, InType::bf16, InType::f16}, f, "", true, small, basis, api, version, note);
-  }
-  b.add(name, {InType::f32, InType::bf16, InType::f16}, Fmt::ue8m0, "", true, e8, basis, api, version, note);
+  // (ml_dtypes' main branch has a half -> e5m2 path that keeps NaN payload
+  // bits; 0.6.0, measured here, does not: fp16 follows the fp32 rule.)
+  for (Fmt f : {Fmt::e4m3, Fmt::e5m2}) b.add("ml_dtypes", kAll, f, "", true, ml_fp8(), m, api, kMlVer, kMeasured);
+  for (Fmt f : {Fmt::e3m2, Fmt::e2m3, Fmt::e2m1}) b.add("ml_dtypes", kAll, f, "", true, small, m, api, kMlVer, kMeasured);
+  b.add("ml_dtypes", kAll, Fmt::ue8m0, "", true, ml_e8m0(), m, api, kMlVer, kMeasured);
+  none_int8_ue4m3(b, "ml_dtypes", kMlVer);
 }
 
-void add_jax_gpu(Builder& b) {
-  // XLA's GPU emitter lowers f32/bf16 (extended to f32) and f16 -> f8E4M3FN /
-  // f8E5M2 to cvt.rn.satfinite (xla/backends/gpu/codegen/transforms
-  // convert_float_nvidia): saturate, NaN -> 0x7F.
-  const ConvPolicy fp8 = pol(Rounding::rne, Overflow::saturate, NanPolicy::nan_canonical);
-  const auto S = {InType::f32, InType::bf16, InType::f16};
-  const std::string_view nt = "read from XLA's convert_float_nvidia lowering (sm_89+); pending the survey";
-  b.add("jax-gpu", S, Fmt::e4m3, "", true, fp8, ProfileBasis::source, "jnp.astype(jnp.float8_e4m3fn) on GPU", kJaxVer, nt);
-  b.add("jax-gpu", S, Fmt::e5m2, "", true, fp8, ProfileBasis::source, "jnp.astype(jnp.float8_e5m2) on GPU", kJaxVer, nt);
-  // fp6/fp4/e8m0 on the GPU: no lowering read; provisional = ml_dtypes' rules.
-  Builder tmp;
-  add_ml_dtypes(tmp, "jax-gpu", "jnp.astype on GPU", kJaxVer, ProfileBasis::pending,
-                "provisional (ml_dtypes' rules); pending the survey");
-  for (const auto& e : tmp.v) {
-    if (e.fmt != Fmt::e4m3 && e.fmt != Fmt::e5m2) b.v.push_back(e);
+// JAX/XLA, CPU and GPU backends (eager and jax.jit gave the same bytes).
+void add_jax(Builder& b, std::string_view name, bool gpu) {
+  const ProfileBasis m = ProfileBasis::measured;
+  const std::string_view api = gpu ? "x.astype(jnp.<dtype>) on the GPU" : "x.astype(jnp.<dtype>) on the CPU";
+  // fp8 on the GPU: overflow and Inf give NaN/Inf (not cvt's satfinite), a
+  // NaN gives the canonical 0x7F whatever its sign.
+  const ConvPolicy fp8_plain = pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_canonical);
+  if (gpu) {
+    for (Fmt f : {Fmt::e4m3, Fmt::e5m2}) b.add(name, kAll, f, "", true, fp8_plain, m, api, kJaxVer, kMeasured);
+  } else {
+    // The CPU keeps the NaN's sign (ml_dtypes' rule) except bf16/fp16 -> e5m2.
+    b.add(name, kAll, Fmt::e4m3, "", true, ml_fp8(), m, api, kJaxVer, kMeasured);
+    b.add(name, {InType::f32}, Fmt::e5m2, "", true, ml_fp8(), m, api, kJaxVer, kMeasured);
+    b.add(name, {InType::bf16, InType::f16}, Fmt::e5m2, "", true, fp8_plain, m, api, kJaxVer,
+          "measured; -NaN gives 0x7E|sign from fp32 but 0x7F from bf16/fp16");
   }
+  // fp6: NaN -> zero with the NaN's sign, and overflow/Inf (under rne) the
+  // same as a NaN of that sign: the format's "NaN" is zero.
+  ConvPolicy fp6 = pol(Rounding::rne, Overflow::saturate, NanPolicy::nan_to_zero);
+  fp6.overflow_nospecial = OverflowNoSpecial::overflow_as_nan;
+  for (Fmt f : {Fmt::e3m2, Fmt::e2m3}) b.add(name, kAll, f, "", true, fp6, m, api, kJaxVer, kMeasured);
+  // fp4: overflow saturates, but every NaN becomes -0 (code 0x8).
+  ConvPolicy fp4 = pol(Rounding::rne, Overflow::saturate, NanPolicy::nan_to_zero);
+  fp4.nan_sign = NanSign::nan_sign_negative;
+  b.add(name, kAll, Fmt::e2m1, "", true, fp4, m, api, kJaxVer, kMeasured);
+  b.add(name, kAll, Fmt::ue8m0, "", true, ml_e8m0(), m, api, kJaxVer, kMeasured);
+  none_int8_ue4m3(b, name, kJaxVer);
 }
 
 void add_triton(Builder& b) {
-  const auto S = {InType::f32, InType::bf16, InType::f16};
-  // On sm_89+ Triton lowers fp32/fp16 -> fp8e4nv/fp8e5 with rtne to
-  // cvt.rn.satfinite; rtz has a software path. Both pending the survey.
+  const ProfileBasis m = ProfileBasis::measured;
+  // tl.float8e4nv / tl.float8e5 with fp_downcast_rounding: rtne (the
+  // default) lowers to cvt.rn.satfinite on sm_90.
   const ConvPolicy rn = pol(Rounding::rne, Overflow::saturate, NanPolicy::nan_canonical);
-  const ConvPolicy rz = pol(Rounding::rtz, Overflow::saturate, NanPolicy::nan_canonical);
+  // rtz compiles only for fp32 -> e5m2 on sm_90 with triton 3.6.0: its
+  // software path lets Inf through as Inf (propagate; finite overflow under
+  // rtz is max finite either way).
+  const ConvPolicy rz = pol(Rounding::rtz, Overflow::propagate, NanPolicy::nan_canonical);
   for (Fmt f : {Fmt::e4m3, Fmt::e5m2}) {
     const std::string_view api = f == Fmt::e4m3 ? "x.to(tl.float8e4nv, fp_downcast_rounding=...)"
                                                 : "x.to(tl.float8e5, fp_downcast_rounding=...)";
-    b.add("triton", S, f, "rtne", true, rn, ProfileBasis::pending, api, kTritonVer,
-          "provisional (cvt.rn.satfinite on sm_90); pending the survey");
-    b.add("triton", S, f, "rtz", false, rz, ProfileBasis::pending, api, kTritonVer,
-          "provisional; pending the survey");
+    b.add("triton", kAll, f, "rtne", true, rn, m, api, kTritonVer, kMeasured);
+  }
+  b.add("triton", {InType::f32}, Fmt::e5m2, "rtz", false, rz, m,
+        "x.to(tl.float8e5, fp_downcast_rounding='rtz')", kTritonVer, kMeasured);
+  // The other rtz casts fail to compile on sm_90 ("PassManager::run failed"):
+  // a library limitation recorded by the survey, so they are not offered.
+  for (const auto& [src, f] : {std::pair{InType::f32, Fmt::e4m3}, std::pair{InType::bf16, Fmt::e4m3},
+                               std::pair{InType::f16, Fmt::e4m3}, std::pair{InType::bf16, Fmt::e5m2},
+                               std::pair{InType::f16, Fmt::e5m2}}) {
+    ProfileEntry e;
+    e.profile = "triton";
+    e.source = src;
+    e.fmt = f;
+    e.mode = "rtz";
+    e.is_default = false;
+    e.offered = false;
+    e.basis = m;
+    e.api = "fp_downcast_rounding='rtz'";
+    e.version = kTritonVer;
+    e.note = "does not compile on sm_90 (PassManager::run failed)";
+    b.v.push_back(e);
   }
   for (Fmt f : {Fmt::e3m2, Fmt::e2m3, Fmt::e2m1, Fmt::ue8m0}) {
     b.none("triton", f, "-", kTritonVer, "Triton has no scalar dtype for this format");
   }
+  none_int8_ue4m3(b, "triton", kTritonVer);
 }
 
 void add_cuda(Builder& b) {
-  const auto S = {InType::f32, InType::bf16, InType::f16};
+  const ProfileBasis m = ProfileBasis::measured;
   const std::string_view nt =
-      "measured on the host build (conformance/crosscheck, every fp32/bf16/fp16 input); device pending the survey";
-  b.add("cuda", S, Fmt::e4m3, "satfinite", true, pol(Rounding::rne, Overflow::saturate, NanPolicy::nan_canonical),
-        ProfileBasis::measured, "__nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3)", kCudaVer, nt);
-  b.add("cuda", S, Fmt::e4m3, "nosat", false, pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_canonical),
-        ProfileBasis::measured, "__nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E4M3)", kCudaVer, nt);
-  b.add("cuda", S, Fmt::e5m2, "satfinite", true, pol(Rounding::rne, Overflow::saturate, NanPolicy::nan_canonical),
-        ProfileBasis::measured, "__nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2)", kCudaVer, nt);
-  b.add("cuda", S, Fmt::e5m2, "nosat", false, pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_canonical),
-        ProfileBasis::measured, "__nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E5M2)", kCudaVer, nt);
+      "measured on the H100 (__nv_cvt_float*/bf16raw*/halfraw* on the device) and on the host build "
+      "(conformance/crosscheck)";
+  b.add("cuda", kAll, Fmt::e4m3, "satfinite", true, pol(Rounding::rne, Overflow::saturate, NanPolicy::nan_canonical),
+        m, "__nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3)", kCudaVer, nt);
+  b.add("cuda", kAll, Fmt::e4m3, "nosat", false, pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_canonical),
+        m, "__nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E4M3)", kCudaVer, nt);
+  b.add("cuda", kAll, Fmt::e5m2, "satfinite", true, pol(Rounding::rne, Overflow::saturate, NanPolicy::nan_canonical),
+        m, "__nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2)", kCudaVer, nt);
+  b.add("cuda", kAll, Fmt::e5m2, "nosat", false, pol(Rounding::rne, Overflow::propagate, NanPolicy::nan_canonical),
+        m, "__nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E5M2)", kCudaVer, nt);
   for (Fmt f : {Fmt::e3m2, Fmt::e2m3, Fmt::e2m1}) {
     const bool fp4 = f == Fmt::e2m1;
-    b.add("cuda", S, f, "rn", true, pol(Rounding::rne, Overflow::saturate, NanPolicy::nan_to_max),
-          ProfileBasis::measured,
+    b.add("cuda", kAll, f, "rn", true, pol(Rounding::rne, Overflow::saturate, NanPolicy::nan_to_max), m,
           fp4 ? "__nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest)" : "__nv_cvt_float_to_fp6(x, __NV_E*M*, cudaRoundNearest)",
           kCudaVer, nt);
-    b.add("cuda", S, f, "rz", false, pol(Rounding::rtz, Overflow::saturate, NanPolicy::nan_to_max),
-          ProfileBasis::measured,
+    b.add("cuda", kAll, f, "rz", false, pol(Rounding::rtz, Overflow::saturate, NanPolicy::nan_to_max), m,
           fp4 ? "__nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundZero)" : "__nv_cvt_float_to_fp6(x, __NV_E*M*, cudaRoundZero)",
           kCudaVer, nt);
   }
@@ -191,26 +245,25 @@ void add_cuda(Builder& b) {
     return p;
   };
   const auto E8S = {InType::f32, InType::bf16};
-  b.add("cuda", E8S, Fmt::ue8m0, "satfinite-rp", true, e8(Rounding::ru, Overflow::saturate), ProfileBasis::measured,
+  b.add("cuda", E8S, Fmt::ue8m0, "satfinite-rp", true, e8(Rounding::ru, Overflow::saturate), m,
         "__nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundPosInf)", kCudaVer, nt);
-  b.add("cuda", E8S, Fmt::ue8m0, "satfinite-rz", false, e8(Rounding::rtz, Overflow::saturate), ProfileBasis::measured,
+  b.add("cuda", E8S, Fmt::ue8m0, "satfinite-rz", false, e8(Rounding::rtz, Overflow::saturate), m,
         "__nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundZero)", kCudaVer, nt);
-  b.add("cuda", E8S, Fmt::ue8m0, "nosat-rp", false, e8(Rounding::ru, Overflow::propagate), ProfileBasis::measured,
+  b.add("cuda", E8S, Fmt::ue8m0, "nosat-rp", false, e8(Rounding::ru, Overflow::propagate), m,
         "__nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundPosInf)", kCudaVer, nt);
-  b.add("cuda", E8S, Fmt::ue8m0, "nosat-rz", false, e8(Rounding::rtz, Overflow::propagate), ProfileBasis::measured,
+  b.add("cuda", E8S, Fmt::ue8m0, "nosat-rz", false, e8(Rounding::rtz, Overflow::propagate), m,
         "__nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundZero)", kCudaVer, nt);
   b.none("cuda", Fmt::ue8m0, "-", kCudaVer, "CUDA has no half -> e8m0 conversion", {InType::f16});
+  none_int8_ue4m3(b, "cuda", kCudaVer);
 }
 
 std::vector<ProfileEntry> build_entries() {
   Builder b;
   add_torch(b, "torch-cpu", false);
   add_torch(b, "torch-cuda", true);
-  add_ml_dtypes(b, "ml_dtypes", "np.asarray(x).astype(ml_dtypes.<dtype>)", kMlVer, ProfileBasis::source,
-                "read from ml_dtypes' ConvertImpl; pending the survey (the device's version may be older)");
-  add_ml_dtypes(b, "jax-cpu", "jnp.astype on CPU", kJaxVer, ProfileBasis::pending,
-                "provisional (XLA's CPU casts are tested against ml_dtypes); pending the survey");
-  add_jax_gpu(b);
+  add_ml_dtypes(b);
+  add_jax(b, "jax-cpu", false);
+  add_jax(b, "jax-gpu", true);
   add_triton(b);
   add_cuda(b);
   for (auto& e : b.v) {

@@ -47,6 +47,7 @@ enum class NanSign : std::uint8_t {
   nan_sign_rule,      // the sign the NaN policy gives (C2)
   nan_sign_input,     // the NaN's code carries the input NaN's sign (torch e5m2: -NaN -> 0xFF)
   nan_sign_inverted,  // it carries the opposite sign (ml_dtypes fp6/fp4: +NaN -> -0)
+  nan_sign_negative,  // it is always negative, whatever the input's sign (JAX e2m1: +-NaN -> -0)
 };
 enum class NanPayload : std::uint8_t {  // formats with IEEE specials (e5m2)
   nan_payload_drop,  // the NaN policy's code (C2)
