@@ -17,7 +17,19 @@ def vectors_dir():
 
 @pytest.fixture(scope="session")
 def cli():
+    if os.environ.get("MX_NO_CLI") == "1":
+        pytest.skip("MX_NO_CLI=1: the mxconform CLI is not built here (the cpu label runs these tests)")
     exe = os.environ.get("MXCONFORM", os.path.join(REPO, "build", "tools", "mxconform"))
     if not os.path.exists(exe):
         pytest.fail(f"the mxconform CLI is needed for the side-file tests: {exe} not found (set MXCONFORM)")
     return exe
+
+
+# No example database on disk (the tests run from the source tree).
+try:
+    from hypothesis import settings
+except ImportError:  # test_properties.py skips itself
+    settings = None
+if settings is not None:
+    settings.register_profile("mxconform", database=None)
+    settings.load_profile("mxconform")

@@ -4,8 +4,11 @@ bias) with exact rational arithmetic, never the package's own output."""
 from fractions import Fraction
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
+import pytest
+
+pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 import mxconform as mx
 
