@@ -336,4 +336,48 @@ TEST(C11_W4a16, H100WgmmaBf16CasesUnderC11Params) {
   }
 }
 
+// The w4a16 kernel pads K to a multiple of 64 (four k-steps per tile); the
+// model pads to 16. Extra all-zero k-steps must not change the model's
+// result: random rows with NaN/Inf/subnormal bf16, every e2m1 code, scales
+// 0, 0xfe, 0xff and C = -0, subnormal, Inf.
+TEST(C11_W4a16, ExtraZeroStepsAreNoOps) {
+  std::mt19937 rng(13);
+  const mx::HwModelParams p = mx::c11_bf16_params();
+  const std::uint16_t specials[] = {0x0000, 0x8000, 0x0001, 0x8040, 0x7f80, 0xff80, 0x7fc0, 0x7f7f, 0x3f80, 0xbf80};
+  const std::uint32_t cs_[] = {0x80000000u, 0x00000000u, 0x00000001u, 0x80400000u, 0x7f800000u, 0x3f800000u,
+                               0xcb800000u, 0x7f7fffffu};
+  int checked = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    const std::int64_t k = 1 + static_cast<std::int64_t>(rng() % 70);
+    const std::int64_t nkb = (k + 31) / 32;
+    std::vector<std::uint16_t> a(static_cast<std::size_t>(k));
+    for (auto& x : a) {
+      const auto r = rng() % 8;
+      x = r == 0 ? specials[rng() % 10] : r < 3 ? std::uint16_t{0} : static_cast<std::uint16_t>(rng() & 0xFFFF);
+    }
+    std::vector<std::uint8_t> b(static_cast<std::size_t>(k)), sb(static_cast<std::size_t>(nkb));
+    for (auto& x : b) x = static_cast<std::uint8_t>(rng() % 4 == 0 ? (rng() % 2) * 8 : rng() % 16);
+    for (auto& x : sb) {
+      const auto r = rng() % 10;
+      x = static_cast<std::uint8_t>(r == 0 ? 0 : r == 1 ? 0xfe : r == 2 ? 0xff : 100 + rng() % 55);
+    }
+    const float c = mx::bits_f32(rng() % 2 ? cs_[rng() % 8] : static_cast<std::uint32_t>(rng()));
+    const C11Operand B = op(Fmt::e2m1, 1, k, b, sb);
+    const float model = mx::c11_w4a16_acc(a.data(), B, 0, c);
+    mx::DotCase cs;
+    const std::int64_t k64 = (k + 63) / 64 * 64;
+    cs.a.assign(static_cast<std::size_t>(k64), 0);
+    cs.b.assign(static_cast<std::size_t>(k64), 0);
+    for (std::int64_t i = 0; i < k; ++i) {
+      cs.a[static_cast<std::size_t>(i)] = a[static_cast<std::size_t>(i)];
+      cs.b[static_cast<std::size_t>(i)] = mx::c11_widen_e2m1(b[static_cast<std::size_t>(i)], sb[static_cast<std::size_t>(i / 32)]);
+    }
+    cs.c = f32_bits(c);
+    ASSERT_TRUE(mx::same_result(f32_bits(model), mx::hw_dot(p, mx::Elem::bf16, cs)))
+        << "k=" << k << " c=" << std::hex << cs.c << " model " << f32_bits(model);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3000);
+}
+
 }  // namespace
