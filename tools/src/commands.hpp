@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 namespace mxv {
 
 struct QuantizeCmd {
@@ -21,5 +23,9 @@ struct CheckTensorCmd {
   long long max_errors = 10;
 };
 int run_check_tensor(const CheckTensorCmd& c);
+
+// `mxconform gemm` (C11; cmd_gemm.cpp): registered, then run (-1 when not selected).
+CLI::App* add_gemm_command(CLI::App& app);
+int run_gemm_command();
 
 }  // namespace mxv

@@ -330,6 +330,7 @@ int main(int argc, char** argv) {
       "Codes are compared logically, so the two sides may use different scale layouts,\n"
       "packings or data orders. Example:\n  mxconform check-tensor q.json mine.json --input x.npy");
 
+  mxv::add_gemm_command(app);  // C11 block-scaled GEMM
   auto* fm = app.add_subcommand("formats", "Print every format, recipe, policy and layout with its clause of reference/SPEC.md");
   const mxv::ProfileCommands profile_cmds = mxv::add_profile_commands(app);  // encode, decode, diff-profiles, profiles
 
@@ -359,6 +360,7 @@ int main(int argc, char** argv) {
     if (*dz) return mxv::run_dequantize(dq);
     if (*ctz) return mxv::run_check_tensor(ct);
     if (*fm) return cmd_formats();
+    if (const int rc = mxv::run_gemm_command(); rc >= 0) return rc;
     if (const int rc = mxv::run_profile_commands(profile_cmds); rc >= 0) return rc;
     if (*bench) return forward("bench", bench->remaining());
     if (*probe) return forward("probe", probe->remaining());

@@ -1,0 +1,51 @@
+"""torch_bench.py - cuBLAS baselines for the C11 GEMMs (issue 10), beside
+mxgemmbench's timings of our kernels: torch._scaled_mm with per-tensor FP8
+(e4m3, fp32 scales, bf16 out) and bf16 torch.matmul, on the issue's shapes.
+Prints CSV lines: kernel,M,N,K,us_per_call,tflops.
+Usage: python3 torch_bench.py [iters]"""
+import sys
+
+import torch
+
+SHAPES = [(8192, 8192, 8192), (4096, 7168, 2048)] + [
+    (m, n, k) for m in (1, 16, 64) for (n, k) in ((7168, 2048), (2048, 7168))
+]
+
+
+def bench(fn, iters):
+    fn()
+    torch.cuda.synchronize()
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    e0.record()
+    for _ in range(iters):
+        fn()
+    e1.record()
+    torch.cuda.synchronize()
+    return 1000.0 * e0.elapsed_time(e1) / iters
+
+
+def main():
+    iters = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    dev = "cuda"
+    for (m, n, k) in SHAPES:
+        a = torch.randn(m, k, device=dev, dtype=torch.bfloat16)
+        b = torch.randn(n, k, device=dev, dtype=torch.bfloat16)
+        us = bench(lambda: torch.matmul(a, b.t()), iters)
+        print(f"cublas_bf16,{m},{n},{k},{us:.2f},{2*m*n*k/us/1e6:.1f}", flush=True)
+        # _scaled_mm needs M, N, K multiples of 16 for fp8: pad M for decode.
+        mp = max(16, (m + 15) // 16 * 16)
+        a8 = torch.randn(mp, k, device=dev).to(torch.float8_e4m3fn)
+        b8 = torch.randn(n, k, device=dev).to(torch.float8_e4m3fn)
+        one = torch.ones((), device=dev, dtype=torch.float32)
+        try:
+            us = bench(lambda: torch._scaled_mm(a8, b8.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16), iters)
+            print(f"cublas_fp8_pertensor,{m}{'(M padded to ' + str(mp) + ')' if mp != m else ''},{n},{k},{us:.2f},"
+                  f"{2*mp*n*k/us/1e6:.1f}", flush=True)
+        except Exception as e:  # noqa: BLE001 - report and go on
+            print(f"cublas_fp8_pertensor,{m},{n},{k},error,{type(e).__name__}: {e}".replace("\n", " "), flush=True)
+        del a, b, a8, b8
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+// mxk/gemm.hpp - the block-scaled GEMM kernels for sm_90a (reference/SPEC.md
+// C11), gated bit for bit against the C11 models of mx/gemm_c11.hpp.
+//
+//   mxfp8  D[M][N] = A[M][K] * B[N][K]^T (+ C), A and B MXFP8 (e4m3 or e5m2,
+//          both the same), rowwise along K, ue8m0 scales dense or tcgen05.
+//   w4a16  D[M][N] = A[M][K] (bf16) * B[N][K]^T (+ C), B MXFP4 (packed e2m1,
+//          two per byte, ue8m0 scales dense or tcgen05).
+// D is fp32 or bf16; C (optional) is fp32 [M][N]. The kernels use wgmma and
+// run only on sm_90 devices (binaries built for sm_90a); elsewhere every
+// launcher throws mx::InvalidArgument with the reason.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mx/format.hpp"
+#include "mx/layout.hpp"
+#include "mx/quantize.hpp"
+
+namespace mxk {
+
+// True on an sm_90 device with kernels built for sm_90a; otherwise false
+// with the reason.
+bool gemm_available(std::string* why);
+
+// ---- device-pointer launchers (no copies, no synchronization) -------------
+
+struct GemmMxOperand {           // one block-scaled operand in device memory
+  const std::uint8_t* data = nullptr;  // [rows][ld] bytes (e2m1: packed, 2 per byte)
+  std::int64_t ld = 0;                 // bytes per row
+  const std::uint8_t* scales = nullptr;
+  mx::ScaleLayout layout = mx::ScaleLayout::dense;  // dense or tcgen05
+};
+
+struct Mxfp8GemmArgs {
+  std::int64_t m = 0, n = 0, k = 0;
+  mx::Fmt elem = mx::Fmt::e4m3;  // e4m3 or e5m2 (A and B)
+  GemmMxOperand a, b;
+  const float* c = nullptr;      // [m][n] fp32 or null
+  void* d = nullptr;             // [m][n] fp32 or bf16
+  mx::Fmt out = mx::Fmt::fp32;
+};
+void mxfp8_gemm_launch(const Mxfp8GemmArgs& args, void* stream = nullptr);
+
+struct W4a16GemmArgs {
+  std::int64_t m = 0, n = 0, k = 0;
+  const std::uint16_t* a = nullptr;  // [m][lda] bf16 bits
+  std::int64_t lda = 0;              // elements per row of A
+  GemmMxOperand b;                   // e2m1 packed
+  const float* c = nullptr;
+  void* d = nullptr;
+  mx::Fmt out = mx::Fmt::fp32;
+  int bn = 0;  // tile width 32, 64 or 128; 0 = choose (the bits do not depend on it)
+};
+void w4a16_gemm_launch(const W4a16GemmArgs& args, void* stream = nullptr);
+
+// ---- host convenience (copies in, runs, copies out; for the CLI and gate) --
+// Outputs are the raw bits per element (fp32 bits, or bf16 bits in the low
+// 16 bits), as mx::c11_*_gemm return them. The device output buffer is filled
+// with `poison` bytes before the launch, so an unwritten element shows.
+
+std::vector<std::uint32_t> mxfp8_gemm_device(const mx::Quantized& a, const mx::Quantized& b, const float* c,
+                                             mx::Fmt out, std::uint8_t poison = 0x7F);
+std::vector<std::uint32_t> w4a16_gemm_device(const std::uint16_t* a_bf16, std::int64_t m, const mx::Quantized& b,
+                                             const float* c, mx::Fmt out, std::uint8_t poison = 0x7F, int bn = 0);
+
+}  // namespace mxk
