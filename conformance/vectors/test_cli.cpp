@@ -392,6 +392,10 @@ TEST(CliMisc, HelpFormatsAndKernelOnlySubcommands) {
   mxt::spit(t / "x.npy", mxv::write_npy(a));
   expect_bad(run("quantize --device cuda --in " + (t / "x.npy") + " --out " + (t / "q")), "built without CUDA kernels",
              "quantize --device cuda");
+  ASSERT_EQ(run("quantize --in " + (t / "x.npy") + " --out " + (t / "q")).rc, 0);
+  expect_bad(run("dequantize " + (t / "q.json") + " --device cuda --out " + (t / "y.npy")), "built without CUDA kernels",
+             "dequantize --device cuda");
+  EXPECT_FALSE(std::filesystem::exists(t / "y.npy"));
 #endif
 }
 

@@ -138,7 +138,7 @@ TEST(CliStream, ProgressLineOnATerminalOnly) {
   EXPECT_EQ(plain.out.find("mxconform quantize:"), std::string::npos) << plain.out;
   EXPECT_EQ(plain.out.find('\r'), std::string::npos) << plain.out;
   // A pseudo-terminal from script(1): the line appears, ending at 100%.
-  const std::string cmd = "script -qec '" + std::string(MXCONFORM_EXE) + args + "' /dev/null 2>&1";
+  const std::string cmd = "script -qec '" + mxt::exe() + args + "' /dev/null 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string out;
