@@ -27,7 +27,8 @@ if [ "${1:-}" = "--prepare" ]; then
   cp build-cuda/tools/mxconform build-cuda/conformance/vectors/mx_vectors_gpu_test "$bin"/
   strip "$bin"/mxconform "$bin"/mx_vectors_gpu_test 2>/dev/null || true
   tar -C "$bin" -czf "$bin"/bins.tar.gz mxconform mx_vectors_gpu_test && rm -f "$bin"/mxconform "$bin"/mx_vectors_gpu_test
-  mkdir -p .git/info 2>/dev/null && { grep -qx "/$bin/" .git/info/exclude 2>/dev/null || echo "/$bin/" >> .git/info/exclude; } 2>/dev/null
+  ex=$(git rev-parse --git-path info/exclude 2>/dev/null)  # works in a worktree too
+  [ -n "$ex" ] && mkdir -p "$(dirname "$ex")" && { grep -qx "/$bin/" "$ex" 2>/dev/null || echo "/$bin/" >> "$ex"; }
   ls -la "$bin"
   exit 0
 fi
