@@ -2,7 +2,8 @@
 # run_fuzz.sh CLANGXX OUTDIR SRCDIR MXREF_LIB - build the libFuzzer target for
 # the CSV/.npy/JSON readers with clang (-fsanitize=fuzzer,address) and run it
 # for a bounded time (MX_FUZZ_SECONDS, default 20) from a seed corpus made of
-# checked-in vector files. Exit status non-zero on any finding. Called by
+# checked-in vector files. The JSON reader is nlohmann-json (header-only,
+# Debian nlohmann-json3-dev in /usr/include), wrapped by tools/src/json.cpp. Exit status non-zero on any finding. Called by
 # CTest (test fuzz_readers, label cpu).
 set -euo pipefail
 cxx=$1 out=$2 src=$3 mxref=$4

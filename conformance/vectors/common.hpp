@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,10 +22,17 @@ struct RunResult {
   std::string out;  // stdout and stderr together
 };
 
+// The mxconform under test: $MXCONFORM_EXE when set (binaries moved to
+// another machine), else the one this build made.
+inline std::string exe() {
+  const char* e = std::getenv("MXCONFORM_EXE");
+  return e && *e ? std::string(e) : std::string(MXCONFORM_EXE);
+}
+
 // Runs `mxconform ARGS` through the shell (args are trusted test strings).
 inline RunResult run(const std::string& args) {
   RunResult r;
-  const std::string cmd = std::string(MXCONFORM_EXE) + " " + args + " 2>&1";
+  const std::string cmd = exe() + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf{};

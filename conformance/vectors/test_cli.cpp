@@ -250,9 +250,9 @@ TEST(CliTensor, QuantizeWritesDataScalesAndSideFileEqualToTheReference) {
   const auto d = mxv::parse_npy("d", mxt::slurp(t / "q.data.npy"));
   const auto s = mxv::parse_npy("s", mxt::slurp(t / "q.scales.npy"));
   const mxv::Json j = mxv::json_parse("j", mxt::slurp(t / "q.json"));
-  EXPECT_EQ(j.as_str("j", "recipe"), "mxfp8_e4m3:rceil");
-  EXPECT_EQ(j.at("j", "policies").as_str("j", "scale_rule"), "rceil");
-  EXPECT_EQ(j.at("j", "scales").as_str("j", "layout"), "dense");
+  EXPECT_EQ(mxv::json_str(j, "j", "recipe"), "mxfp8_e4m3:rceil");
+  EXPECT_EQ(mxv::json_str(mxv::json_at(j, "j", "policies"), "j", "scale_rule"), "rceil");
+  EXPECT_EQ(mxv::json_str(mxv::json_at(j, "j", "scales"), "j", "layout"), "dense");
   mx::TensorView v{a.data.data(), mx::InType::f32, 1, 3, 70};
   const auto q = mx::quantize(mx::parse_recipe("mxfp8_e4m3:rceil"), v);
   EXPECT_EQ(d.shape, (std::vector<std::int64_t>{1, 3, 70}));
@@ -392,6 +392,10 @@ TEST(CliMisc, HelpFormatsAndKernelOnlySubcommands) {
   mxt::spit(t / "x.npy", mxv::write_npy(a));
   expect_bad(run("quantize --device cuda --in " + (t / "x.npy") + " --out " + (t / "q")), "built without CUDA kernels",
              "quantize --device cuda");
+  ASSERT_EQ(run("quantize --in " + (t / "x.npy") + " --out " + (t / "q")).rc, 0);
+  expect_bad(run("dequantize " + (t / "q.json") + " --device cuda --out " + (t / "y.npy")), "built without CUDA kernels",
+             "dequantize --device cuda");
+  EXPECT_FALSE(std::filesystem::exists(t / "y.npy"));
 #endif
 }
 

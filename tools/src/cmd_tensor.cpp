@@ -1,12 +1,17 @@
 // cmd_tensor.cpp - `mxconform quantize`, `dequantize` and `check-tensor`
-// (CONTRACT C4, C5, C7, C8): run a recipe on tensors in .npy/raw files, write
-// data, scales and a JSON side file; compare two results code by code.
+// (C4, C5, C7, C8): run a recipe on tensors in .npy/raw files, write data,
+// scales and a JSON side file; compare two results code by code. Inputs are
+// mapped and processed in row chunks, outputs written in place under
+// temporary names and renamed at the end (tensor_stream.hpp, issue 15).
 #include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
 #include "mx/error.hpp"
+#include "mapped_file.hpp"
+#include "progress.hpp"
 #include "tensor_io.hpp"
+#include "tensor_stream.hpp"
 #include "util.hpp"
 #if defined(MX_HAVE_KERNELS)
 #include "mxk/api.hpp"
@@ -27,6 +32,19 @@ void check_out_dir(const std::string& out) {
 
 }  // namespace
 
+namespace {
+
+// The .npy header of an output (empty for raw output).
+std::string header_for(bool raw, DType d, const std::vector<std::int64_t>& shape) { return raw ? std::string() : npy_header(d, shape); }
+
+void require_kernels() {
+#if !defined(MX_HAVE_KERNELS)
+  throw mx::InvalidArgument("--device cuda: this mxconform was built without CUDA kernels (configure with MX_CUDA=ON)");
+#endif
+}
+
+}  // namespace
+
 int run_quantize(const QuantizeCmd& c) {
   const mx::Recipe r = mx::parse_recipe(c.recipe);
   mx::QuantizeOptions o;
@@ -38,35 +56,47 @@ int run_quantize(const QuantizeCmd& c) {
     throw mx::InvalidArgument("quantize: recipes with sr rounding need random bits per element; not supported by the CLI");
   }
   if (c.device != "cpu" && c.device != "cuda") throw mx::UnknownName("unknown device '" + c.device + "' (expected cpu or cuda)");
-  check_out_dir(c.out);
-  const LoadedTensor t = load_tensor(c.input, c.shape, c.in_type);
-  mx::Quantized q;
-  if (c.device == "cuda") {
-#if defined(MX_HAVE_KERNELS)
-    q = mxk::quantize_device(r, t.view(), o);
-#else
-    throw mx::InvalidArgument("--device cuda: this mxconform was built without CUDA kernels (configure with MX_CUDA=ON)");
-#endif
-  } else {
-    q = mx::quantize(r, t.view(), o);
-  }
   if (c.out_format != "npy" && c.out_format != "raw") {
     throw mx::UnknownName("unknown --out-format '" + c.out_format + "' (expected npy or raw)");
   }
+  const bool cuda = c.device == "cuda";
+  if (cuda) require_kernels();
+  check_out_dir(c.out);
+  const LoadedTensor t = load_tensor(c.input, c.shape, c.in_type);
+  mx::validate(r, t.view(), o);
+  mx::Quantized q = result_shape(r, t.view(), o);
   const bool raw = c.out_format == "raw";
   const std::string ext = raw ? ".bin" : ".npy";
   const std::string data_file = c.out + ".data" + ext, scales_file = c.out + ".scales" + ext, meta = c.out + ".json";
-  NpyArray d;
-  d.dtype = DType::u1;
-  d.shape = {q.batch, q.data_rows, q.row_bytes};
-  d.data.assign(q.data.begin(), q.data.end());
-  NpyArray s;
-  s.dtype = DType::u1;
-  s.shape = {static_cast<std::int64_t>(q.scales.size())};
-  s.data.assign(q.scales.begin(), q.scales.end());
-  const Json j = quantized_meta(q, c.input, t, base_name(data_file), base_name(scales_file), c.device);
-  write_files_atomic({{data_file, raw ? d.data : write_npy(d)}, {scales_file, raw ? s.data : write_npy(s)},
-                      {meta, json_dump(j)}});
+  const std::string dh = header_for(raw, DType::u1, {q.batch, q.data_rows, q.row_bytes});
+  const std::uint64_t data_bytes = static_cast<std::uint64_t>(mx::checked_mul(q.batch, mx::checked_mul(q.data_rows, q.row_bytes, "data"), "data"));
+  OutFile df(data_file, dh.size() + data_bytes);
+  df.write(0, dh.data(), dh.size());
+  Progress prog("mxconform quantize", static_cast<std::int64_t>(t.map->size() - t.data_offset), "bytes");
+  const bool chunked = quantize_chunkable(r, o) && q.batch * q.rows * q.cols > 0;
+  if (chunked && !cuda) {
+    quantize_cpu(r, t, q, df, dh.size(), prog);
+  } else if (chunked) {
+#if defined(MX_HAVE_KERNELS)
+    quantize_cuda(r, t, q, df, dh.size(), prog);
+#endif
+  } else {  // one shot: NVFP4 (global amax first), transposed colwise data
+#if defined(MX_HAVE_KERNELS)
+    q = cuda ? mxk::quantize_device(r, t.view(), o) : mx::quantize(r, t.view(), o);
+#else
+    q = mx::quantize(r, t.view(), o);
+#endif
+    df.write(dh.size(), q.data.data(), q.data.size());
+    prog.add(static_cast<std::int64_t>(t.map->size() - t.data_offset));
+  }
+  const std::string sh = header_for(raw, DType::u1, {static_cast<std::int64_t>(q.scales.size())});
+  OutFile sf(scales_file, sh.size() + q.scales.size());
+  sf.write(0, sh.data(), sh.size());
+  sf.write(sh.size(), q.scales.data(), q.scales.size());
+  const std::string js = json_dump(quantized_meta(q, c.input, t, base_name(data_file), base_name(scales_file), c.device));
+  OutFile jf(meta, js.size());
+  jf.write(0, js.data(), js.size());
+  OutFile::commit({&df, &sf, &jf});
   std::cout << "quantized " << c.input << " [" << q.batch << ", " << q.rows << ", " << q.cols << "] with " << r.name()
             << " (" << mx::axis_name(o.axis) << ", scales " << mx::scale_layout_name(o.scale_layout) << ") -> "
             << data_file << ", " << scales_file << ", " << meta << "\n";
@@ -78,19 +108,47 @@ int run_dequantize(const DequantizeCmd& c) {
   if (out != mx::Fmt::fp32 && out != mx::Fmt::bf16 && out != mx::Fmt::fp16) {
     throw mx::UnknownName("--out-type must be fp32, bf16 or fp16 (got '" + c.out_type + "')");
   }
-  check_out_dir(c.out);
-  const mx::Quantized q = load_quantized(c.meta);
-  NpyArray a;
-  a.dtype = out == mx::Fmt::fp32 ? DType::f4 : (out == mx::Fmt::fp16 ? DType::f2 : DType::u2);
-  a.shape = {q.batch, q.rows, q.cols};
-  if (q.batch == 1) a.shape = {q.rows, q.cols};
   if (c.out_format != "npy" && c.out_format != "raw") {
     throw mx::UnknownName("unknown --out-format '" + c.out_format + "' (expected npy or raw)");
   }
-  const auto bytes = mx::dequantize(q, out);
-  a.data.assign(bytes.begin(), bytes.end());
-  write_files_atomic({{c.out, c.out_format == "raw" ? a.data : write_npy(a)}});
-  std::cout << "dequantized " << c.meta << " (" << q.recipe.name() << ") to " << c.out_type << " -> " << c.out << "\n";
+  if (c.device != "cpu" && c.device != "cuda") throw mx::UnknownName("unknown device '" + c.device + "' (expected cpu or cuda)");
+  const bool cuda = c.device == "cuda";
+  if (cuda) require_kernels();
+  check_out_dir(c.out);
+  MappedQuantized m = map_quantized(c.meta);
+  const mx::Quantized& q = m.q;
+  const DType dt = out == mx::Fmt::fp32 ? DType::f4 : (out == mx::Fmt::fp16 ? DType::f2 : DType::u2);
+  std::vector<std::int64_t> shape = {q.batch, q.rows, q.cols};
+  if (q.batch == 1) shape = {q.rows, q.cols};
+  const std::string h = header_for(c.out_format == "raw", dt, shape);
+  const std::int64_t ob = out == mx::Fmt::fp32 ? 4 : 2;
+  const std::uint64_t bytes = static_cast<std::uint64_t>(mx::checked_mul(mx::checked_mul(q.batch * q.rows, q.cols, "shape"), ob, "output"));
+  OutFile yf(c.out, h.size() + bytes);
+  yf.write(0, h.data(), h.size());
+  Progress prog("mxconform dequantize", static_cast<std::int64_t>(bytes), "bytes");
+  if (dequantize_chunkable(q) && bytes > 0) {
+#if defined(MX_HAVE_KERNELS)
+    if (cuda) {
+      dequantize_cuda(m, out, yf, h.size(), prog);
+    } else {
+      dequantize_cpu(m, out, yf, h.size(), prog);
+    }
+#else
+    dequantize_cpu(m, out, yf, h.size(), prog);
+#endif
+  } else {  // one shot: transposed colwise data
+    const mx::Quantized full = load_quantized(c.meta);
+#if defined(MX_HAVE_KERNELS)
+    const auto y = cuda ? mxk::dequantize_device(full, out) : mx::dequantize(full, out);
+#else
+    const auto y = mx::dequantize(full, out);
+#endif
+    yf.write(h.size(), y.data(), y.size());
+    prog.add(static_cast<std::int64_t>(y.size()));
+  }
+  OutFile::commit({&yf});
+  std::cout << "dequantized " << c.meta << " (" << q.recipe.name() << ") to " << c.out_type << (cuda ? " on cuda" : "")
+            << " -> " << c.out << "\n";
   return 0;
 }
 
@@ -158,7 +216,7 @@ int run_check_tensor(const CheckTensorCmd& c) {
   // Inputs for the report: --input, else the file named in the side file.
   std::string in_path = c.input;
   if (in_path.empty()) {
-    const std::string f = meta.at(c.expected, "input").as_str(c.expected, "file");
+    const std::string f = json_str(json_at(meta, c.expected, "input"), c.expected, "file");
     std::error_code ec;
     if (std::filesystem::exists(f, ec)) in_path = f;
   }
@@ -167,7 +225,7 @@ int run_check_tensor(const CheckTensorCmd& c) {
     try {
       const LoadedTensor t = load_tensor(in_path, "", "");
       if (t.batch == e.batch && t.rows == e.rows && t.cols == e.cols) {
-        for (std::int64_t i = 0; i < t.batch * t.rows * t.cols; ++i) x.push_back(mx::load_as_f32_bits(t.arr.data.data(), t.type, i));
+        for (std::int64_t i = 0; i < t.batch * t.rows * t.cols; ++i) x.push_back(mx::load_as_f32_bits(t.data, t.type, i));
       }
     } catch (const mx::Error&) {
       x.clear();

@@ -14,7 +14,7 @@ struct QuantizeCmd {
 int run_quantize(const QuantizeCmd& c);
 
 struct DequantizeCmd {
-  std::string meta, out, out_type = "fp32", out_format = "npy";
+  std::string meta, out, out_type = "fp32", out_format = "npy", device = "cpu";
 };
 int run_dequantize(const DequantizeCmd& c);
 

@@ -469,6 +469,7 @@ std::vector<VecFile> generate(const GenOptions& o) {
     auto k = make_kind(kind);
     k->set_params(p);
     files.push_back(build_file(path, *k, p, L, o.seed, gen(rng)));
+    if (o.on_file) o.on_file(path);
   };
   for (mx::Fmt f : mx::kElementFormats) {
     if (!fmts.count(f)) continue;

@@ -1,195 +1,81 @@
-// json.cpp - see json.hpp.
+// json.cpp - see json.hpp. Parsing is nlohmann::json's; its parse_error
+// carries a byte count, turned into line:column here.
 #include "json.hpp"
+
+#include <algorithm>
+#include <limits>
 
 #include "mx/error.hpp"
 
 namespace mxv {
 
-const Json& Json::at(const std::string& file, const std::string& key) const {
-  if (t == T::object) {
-    for (std::size_t n = 0; n < keys.size(); ++n) {
-      if (keys[n] == key) return vals[n];
-    }
+const Json& json_at(const Json& j, const std::string& file, const std::string& key) {
+  if (j.is_object()) {
+    const auto it = j.find(key);
+    if (it != j.end()) return *it;
   }
   throw mx::ParseError(file + ": JSON side file has no key '" + key + "'");
 }
-const std::string& Json::as_str(const std::string& file, const std::string& key) const {
-  const Json& v = at(file, key);
-  if (v.t != T::string) throw mx::ParseError(file + ": JSON key '" + key + "' must be a string");
-  return v.s;
+
+const std::string& json_str(const Json& j, const std::string& file, const std::string& key) {
+  const Json& v = json_at(j, file, key);
+  if (!v.is_string()) throw mx::ParseError(file + ": JSON key '" + key + "' must be a string");
+  return v.get_ref<const std::string&>();
 }
-std::int64_t Json::as_int(const std::string& file, const std::string& key) const {
-  const Json& v = at(file, key);
-  if (v.t != T::integer) throw mx::ParseError(file + ": JSON key '" + key + "' must be an integer");
-  return v.i;
+
+std::int64_t json_int(const Json& j, const std::string& file, const std::string& key) {
+  const Json& v = json_at(j, file, key);
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    throw mx::ParseError(file + ": JSON key '" + key + "' is too large");
+  }
+  if (!v.is_number_integer()) throw mx::ParseError(file + ": JSON key '" + key + "' must be an integer");
+  return v.get<std::int64_t>();
 }
 
 namespace {
-void esc(std::string& out, const std::string& s) {
-  out += '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      static constexpr char kH[] = "0123456789abcdef";
-      out += "\\u00";
-      out += kH[(c >> 4) & 0xF];
-      out += kH[c & 0xF];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
+
+std::string scalar(const Json& j) {
+  // Invalid UTF-8 in a string (a file name) is replaced, never an exception.
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
+
 void dump(std::string& out, const Json& j, int ind) {
-  const std::string pad(static_cast<std::size_t>(ind + 2), ' '), end(static_cast<std::size_t>(ind), ' ');
-  switch (j.t) {
-    case Json::T::null: out += "null"; break;
-    case Json::T::boolean: out += j.b ? "true" : "false"; break;
-    case Json::T::integer: out += std::to_string(j.i); break;
-    case Json::T::string: esc(out, j.s); break;
-    case Json::T::array:
-      out += "[";
-      for (std::size_t k = 0; k < j.a.size(); ++k) {
-        if (k) out += ", ";
-        dump(out, j.a[k], ind);
-      }
-      out += "]";
-      break;
-    case Json::T::object:
-      out += "{\n";
-      for (std::size_t k = 0; k < j.keys.size(); ++k) {
-        out += pad;
-        esc(out, j.keys[k]);
-        out += ": ";
-        dump(out, j.vals[k], ind + 2);
-        out += k + 1 < j.keys.size() ? ",\n" : "\n";
-      }
-      out += end + "}";
-      break;
+  if (j.is_object()) {
+    const std::string pad(static_cast<std::size_t>(ind + 2), ' '), end(static_cast<std::size_t>(ind), ' ');
+    out += "{\n";
+    std::size_t k = 0;
+    for (const auto& [key, val] : j.items()) {
+      out += pad + scalar(Json(key)) + ": ";
+      dump(out, val, ind + 2);
+      out += ++k < j.size() ? ",\n" : "\n";
+    }
+    out += end + "}";
+  } else if (j.is_array()) {
+    out += "[";
+    for (std::size_t k = 0; k < j.size(); ++k) {
+      if (k) out += ", ";
+      dump(out, j[k], ind);
+    }
+    out += "]";
+  } else {
+    out += scalar(j);
   }
 }
 
-struct Parser {
-  const std::string& name;
-  std::string_view s;
-  std::size_t i = 0;
-  int depth = 0;
-  [[noreturn]] void bad(const std::string& why) const {
-    throw mx::ParseError(name + ": bad JSON at byte " + std::to_string(i) + ": " + why);
-  }
-  void ws() {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r')) ++i;
-  }
-  Json value() {
-    if (++depth > 32) bad("nested too deeply");
-    ws();
-    if (i >= s.size()) bad("unexpected end");
-    Json j;
-    const char c = s[i];
-    if (c == '{') {
-      j.t = Json::T::object;
-      ++i;
-      ws();
-      if (i < s.size() && s[i] == '}') {
-        ++i;
-      } else {
-        for (;;) {
-          ws();
-          std::string k = string();
-          ws();
-          if (i >= s.size() || s[i] != ':') bad("expected ':'");
-          ++i;
-          j.keys.push_back(std::move(k));
-          j.vals.push_back(value());
-          ws();
-          if (i < s.size() && s[i] == ',') {
-            ++i;
-            continue;
-          }
-          if (i < s.size() && s[i] == '}') {
-            ++i;
-            break;
-          }
-          bad("expected ',' or '}'");
-        }
-      }
-    } else if (c == '[') {
-      j.t = Json::T::array;
-      ++i;
-      ws();
-      if (i < s.size() && s[i] == ']') {
-        ++i;
-      } else {
-        for (;;) {
-          j.a.push_back(value());
-          ws();
-          if (i < s.size() && s[i] == ',') {
-            ++i;
-            continue;
-          }
-          if (i < s.size() && s[i] == ']') {
-            ++i;
-            break;
-          }
-          bad("expected ',' or ']'");
-        }
-      }
-    } else if (c == '"') {
-      j.t = Json::T::string;
-      j.s = string();
-    } else if (c == '-' || (c >= '0' && c <= '9')) {
-      j.t = Json::T::integer;
-      bool neg = false;
-      if (c == '-') {
-        neg = true;
-        ++i;
-      }
-      const std::size_t st = i;
-      while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-        if (i - st > 17) bad("integer too large");
-        j.i = j.i * 10 + (s[i] - '0');
-        ++i;
-      }
-      if (i == st) bad("expected digits");
-      if (neg) j.i = -j.i;
-    } else if (s.substr(i, 4) == "true") {
-      j.t = Json::T::boolean;
-      j.b = true;
-      i += 4;
-    } else if (s.substr(i, 5) == "false") {
-      j.t = Json::T::boolean;
-      i += 5;
-    } else if (s.substr(i, 4) == "null") {
-      i += 4;
-    } else {
-      bad("unexpected character");
-    }
-    --depth;
-    return j;
-  }
-  std::string string() {
-    if (i >= s.size() || s[i] != '"') bad("expected a string");
-    ++i;
-    std::string r;
-    while (i < s.size() && s[i] != '"') {
-      if (s[i] == '\\') {
-        if (++i >= s.size()) bad("bad escape");
-        const char e = s[i];
-        if (e == 'u') bad("\\u escapes are not supported");
-        r += e == 'n' ? '\n' : e == 't' ? '\t' : e;
-      } else {
-        r += s[i];
-      }
-      ++i;
-    }
-    if (i >= s.size()) bad("unterminated string");
-    ++i;
-    return r;
-  }
-};
 }  // namespace
+
+std::pair<std::int64_t, std::int64_t> line_column(std::string_view text, std::size_t pos) {
+  pos = std::min(pos, text.size());
+  std::int64_t line = 1;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < pos; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      start = i + 1;
+    }
+  }
+  return {line, static_cast<std::int64_t>(pos - start) + 1};
+}
 
 std::string json_dump(const Json& j, int indent) {
   std::string s;
@@ -200,11 +86,19 @@ std::string json_dump(const Json& j, int indent) {
 
 Json json_parse(const std::string& name, std::string_view text) {
   if (text.empty()) throw mx::ParseError(name + ": file is empty (0 bytes); expected a JSON side file");
-  Parser p{name, text};
-  Json j = p.value();
-  p.ws();
-  if (p.i != text.size()) p.bad("trailing characters");
-  return j;
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    // e.byte: 1-based index of the last character read (0 when none).
+    const auto [line, col] = line_column(text, e.byte > 0 ? static_cast<std::size_t>(e.byte - 1) : 0);
+    std::string why = e.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error while parsing
+    // value - invalid literal; last read: 'x'": keep what follows the position.
+    if (const auto p = why.find(": "); p != std::string::npos) why = why.substr(p + 2);
+    throw mx::ParseError(name + ":" + std::to_string(line) + ":" + std::to_string(col) + ": bad JSON: " + why);
+  } catch (const Json::exception& e) {
+    throw mx::ParseError(name + ": bad JSON: " + std::string(e.what()));
+  }
 }
 
 }  // namespace mxv

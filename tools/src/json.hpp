@@ -1,45 +1,32 @@
-// json.hpp - the few JSON values the side files need (objects, arrays,
-// strings, integers, booleans): a writer with stable key order and a strict
-// reader with byte offsets in its errors.
+// json.hpp - the JSON side files of `mxconform quantize` (issue 15): values
+// are nlohmann::ordered_json (Debian nlohmann-json3-dev), written with a
+// stable layout (members in insertion order, one per line, arrays on one
+// line) and read strictly: a syntax error names FILE:LINE:COLUMN, a missing
+// key or a wrong type names the file and the key.
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace mxv {
 
-struct Json {
-  enum class T : std::uint8_t { null, boolean, integer, string, array, object } t = T::null;
-  bool b = false;
-  std::int64_t i = 0;
-  std::string s;
-  std::vector<Json> a;
-  // Object members in insertion order (two vectors: std::pair would need
-  // Json complete here).
-  std::vector<std::string> keys;
-  std::vector<Json> vals;
+using Json = nlohmann::ordered_json;
 
-  static Json str(std::string v) { Json j; j.t = T::string; j.s = std::move(v); return j; }
-  static Json num(std::int64_t v) { Json j; j.t = T::integer; j.i = v; return j; }
-  static Json boolean(bool v) { Json j; j.t = T::boolean; j.b = v; return j; }
-  static Json arr() { Json j; j.t = T::array; return j; }
-  static Json obj() { Json j; j.t = T::object; return j; }
-  Json& set(const std::string& k, Json v) {
-    keys.push_back(k);
-    vals.push_back(std::move(v));
-    return *this;
-  }
-  // Accessors throw mx::ParseError naming the file and the key.
-  const Json& at(const std::string& file, const std::string& key) const;
-  const std::string& as_str(const std::string& file, const std::string& key) const;
-  std::int64_t as_int(const std::string& file, const std::string& key) const;
-};
+// Member `key` of object `j`; throws mx::ParseError naming the file and key.
+const Json& json_at(const Json& j, const std::string& file, const std::string& key);
+const std::string& json_str(const Json& j, const std::string& file, const std::string& key);
+std::int64_t json_int(const Json& j, const std::string& file, const std::string& key);
 
+// The side-file text: objects one member per line (2-space indent from
+// `indent`), arrays and scalars on one line, '\n' at the end.
 std::string json_dump(const Json& j, int indent = 0);
+// Parses `text`; a syntax error throws mx::ParseError("NAME:LINE:COL: bad JSON: ...").
 Json json_parse(const std::string& name, std::string_view text);
+
+// 1-based line and column of byte offset `pos` (0-based) of `text`.
+std::pair<std::int64_t, std::int64_t> line_column(std::string_view text, std::size_t pos);
 
 }  // namespace mxv

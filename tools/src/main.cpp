@@ -1,7 +1,8 @@
 // main.cpp - the `mxconform` command line (issue 3): golden vectors
 // (gen, check, fill, verify-manifest), tensors in files (quantize,
 // dequantize, check-tensor), the contract's tables (formats), and, when built
-// with CUDA kernels, bench and probe.
+// with CUDA kernels, bench and probe. Long commands show a progress line on
+// stderr when it is a terminal (progress.hpp).
 //
 // Exit codes: 0 success, 1 a mismatch was found, 2 bad input or usage (one
 // line on stderr naming the file, line and column where they apply).
@@ -21,6 +22,7 @@
 #include "mx/layout.hpp"
 #include "mx/pack.hpp"
 #include "mx/recipe.hpp"
+#include "progress.hpp"
 #include "util.hpp"
 #include "vecfile.hpp"
 #if defined(MX_HAVE_KERNELS) || defined(MX_HAVE_PROBES)
@@ -66,7 +68,12 @@ int cmd_gen(const std::string& out, int level, const std::string& seed_s, const 
     if (pos != seed_s.size() || seed_s.empty()) throw mx::InvalidArgument("--seed must be an integer (decimal or 0x hex), got '" + seed_s + "'");
     o.seed = v;
   }
-  const auto files = mxv::generate(o);
+  std::vector<mxv::VecFile> files;
+  {
+    mxv::Progress prog("mxconform gen: building", 0, "files");
+    o.on_file = [&](const std::string&) { prog.add(1); };
+    files = mxv::generate(o);
+  }
   mxv::make_dirs(out);
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> per_kind;  // files, rows
   std::set<std::string> dirs;
@@ -81,7 +88,13 @@ int cmd_gen(const std::string& out, int level, const std::string& seed_s, const 
     rows += f.rows;
   }
   for (const auto& d : dirs) mxv::make_dirs(d);
-  for (const auto& f : files) mxv::write_file_atomic((std::filesystem::path(out) / f.relpath).string(), f.content);
+  {
+    mxv::Progress prog("mxconform gen: writing", static_cast<std::int64_t>(files.size()), "files");
+    for (const auto& f : files) {
+      mxv::write_file_atomic((std::filesystem::path(out) / f.relpath).string(), f.content);
+      prog.add(1);
+    }
+  }
   mxv::write_file_atomic((std::filesystem::path(out) / "MANIFEST").string(), mxv::manifest_text(files));
   std::cout << "gen: level " << level << ", seed 0x" << mxv::hex(o.seed, 16) << ", " << files.size() << " files, " << rows
             << " rows, " << human(bytes) << " in " << out << "\n";
@@ -111,9 +124,11 @@ int cmd_check(const std::vector<std::string>& args, long long max_errors, bool r
   o.max_errors = max_errors;
   o.require_all = require_all;
   std::int64_t bad = 0, rows = 0, filled = 0;
+  mxv::Progress prog("mxconform check", static_cast<std::int64_t>(files.size()), "files");
   for (const auto& f : files) {
     const std::string content = mxv::read_file(f);
     const auto r = mxv::check_content(f, content, o, std::cout);
+    prog.add(1);
     rows += r.rows;
     filled += r.filled;
     std::cout << f << ": " << r.kind << ", " << r.rows << " rows, " << r.filled << " filled, " << r.unfilled
@@ -317,7 +332,8 @@ int main(int argc, char** argv) {
   dz->add_option("--out", dq.out, "Output .npy")->required();
   dz->add_option("--out-type", dq.out_type, "fp32, bf16 (stored as uint16) or fp16")->capture_default_str();
   dz->add_option("--out-format", dq.out_format, "npy, or raw little-endian elements")->capture_default_str();
-  dz->footer("Example:\n  mxconform dequantize q.json --out y.npy --out-type bf16");
+  dz->add_option("--device", dq.device, "cpu (reference) or cuda (kernel library)")->capture_default_str();
+  dz->footer("Example:\n  mxconform dequantize q.json --out y.npy --out-type bf16\n  mxconform dequantize q.json --out y.npy --device cuda");
 
   // check-tensor
   mxv::CheckTensorCmd ct;

@@ -4,6 +4,7 @@
 #include "npy.hpp"
 
 #include <cstring>
+#include <utility>
 
 #include "mx/error.hpp"
 #include "mx/layout.hpp"
@@ -75,7 +76,7 @@ struct DictParser {
 
 }  // namespace
 
-NpyArray parse_npy(const std::string& name, std::string_view b) {
+NpyHeader parse_npy_header(const std::string& name, std::string_view b) {
   if (b.empty()) throw mx::ParseError(name + ": file is empty (0 bytes); expected a .npy file");
   if (b.size() < 10 || std::memcmp(b.data(), "\x93NUMPY", 6) != 0) {
     throw mx::ParseError(name + ": not a .npy file (no \\x93NUMPY magic)");
@@ -96,7 +97,7 @@ NpyArray parse_npy(const std::string& name, std::string_view b) {
   DictParser p{name, b.substr(hstart, hlen)};
   std::string descr;
   bool have_descr = false, have_fo = false, have_shape = false, fortran = false;
-  NpyArray a;
+  NpyHeader a;
   if (!p.eat('{')) p.bad("expected '{'");
   while (!p.eat('}')) {
     const std::string key = p.str();
@@ -151,20 +152,33 @@ NpyArray parse_npy(const std::string& name, std::string_view b) {
                          "' (expected <f4 float32, <f2 float16, |u1 uint8 or <u2 uint16 holding bf16 bits)");
   }
   const std::size_t data_at = hstart + hlen;
-  const std::int64_t need = mx::checked_mul(a.count(), dtype_size(a.dtype), ".npy data size");
+  std::int64_t count = 1;
+  for (auto d : a.shape) count = mx::checked_mul(count, d, "array shape");
+  const std::int64_t need = mx::checked_mul(count, dtype_size(a.dtype), ".npy data size");
   const auto have = static_cast<std::int64_t>(b.size() - data_at);
   if (have != need) {
     throw mx::ShapeError(name + ": .npy data has " + std::to_string(have) + " bytes but shape and dtype " + descr +
                          " need " + std::to_string(need));
   }
-  a.data.assign(b.substr(data_at));
+  a.data_offset = data_at;
   return a;
 }
 
-std::string write_npy(const NpyArray& a) {
-  std::string h = "{'descr': '" + std::string(dtype_descr(a.dtype)) + "', 'fortran_order': False, 'shape': (";
-  for (std::size_t i = 0; i < a.shape.size(); ++i) h += (i ? ", " : "") + std::to_string(a.shape[i]);
-  if (a.shape.size() == 1) h += ",";
+NpyArray parse_npy(const std::string& name, std::string_view b) {
+  NpyHeader h = parse_npy_header(name, b);
+  NpyArray a;
+  a.dtype = h.dtype;
+  a.shape = std::move(h.shape);
+  a.data.assign(b.substr(h.data_offset));
+  return a;
+}
+
+std::string write_npy(const NpyArray& a) { return npy_header(a.dtype, a.shape) + a.data; }
+
+std::string npy_header(DType d, const std::vector<std::int64_t>& shape) {
+  std::string h = "{'descr': '" + std::string(dtype_descr(d)) + "', 'fortran_order': False, 'shape': (";
+  for (std::size_t i = 0; i < shape.size(); ++i) h += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1) h += ",";
   h += "), }";
   // Pad with spaces so that magic + version + length + header + '\n' is a multiple of 64.
   while ((10 + h.size() + 1) % 64) h += ' ';
@@ -173,7 +187,6 @@ std::string write_npy(const NpyArray& a) {
   out += static_cast<char>(h.size() & 0xFF);
   out += static_cast<char>((h.size() >> 8) & 0xFF);
   out += h;
-  out += a.data;
   return out;
 }
 

@@ -23,9 +23,19 @@ struct NpyArray {
 
 std::string_view dtype_descr(DType d);  // "<f4", "<f2", "|u1", "<u2"
 std::int64_t dtype_size(DType d);
-// Parses .npy bytes; `name` is used in error messages.
+// The header of a .npy file: dtype, shape and where the data starts. Checks
+// that the file holds exactly the data the shape needs.
+struct NpyHeader {
+  DType dtype = DType::u1;
+  std::vector<std::int64_t> shape;
+  std::size_t data_offset = 0;
+};
+NpyHeader parse_npy_header(const std::string& name, std::string_view bytes);
+// Parses .npy bytes (a copy of the data); `name` is used in error messages.
 NpyArray parse_npy(const std::string& name, std::string_view bytes);
-// .npy bytes (version 1.0, header padded to a multiple of 64 bytes).
+// The header bytes of a version 1.0 .npy (padded so the data starts at a
+// multiple of 64 bytes), and header + data.
+std::string npy_header(DType d, const std::vector<std::int64_t>& shape);
 std::string write_npy(const NpyArray& a);
 // "2x3", "4,8" or "2x3x4" -> dims (each >= 0); throws mx::ShapeError.
 std::vector<std::int64_t> parse_shape(std::string_view s);

@@ -4,18 +4,25 @@
 // a side file and its data/scales .npy files.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "json.hpp"
+#include "mapped_file.hpp"
 #include "mx/quantize.hpp"
 #include "npy.hpp"
 
 namespace mxv {
 
+// An input tensor mapped from its file (no copy): `data` points into `map`.
 struct LoadedTensor {
-  NpyArray arr;
+  std::shared_ptr<MappedFile> map;
+  const char* data = nullptr;
+  std::size_t data_offset = 0;  // of `data` in the file
+  DType dtype = DType::f4;
+  std::vector<std::int64_t> shape;  // as in the file
   mx::InType type = mx::InType::f32;
   std::int64_t batch = 1, rows = 0, cols = 0;
   mx::TensorView view() const;
@@ -27,12 +34,20 @@ LoadedTensor load_tensor(const std::string& path, const std::string& shape, cons
 
 Json quantized_meta(const mx::Quantized& q, const std::string& input, const LoadedTensor& t,
                     const std::string& data_file, const std::string& scales_file, const std::string& device);
-// Rebuilds the quantized tensor described by a side file (paths in it are
-// relative to the side file's directory). Checks every size.
+// A quantized tensor described by a side file, its data and scale files
+// mapped (paths in the side file are relative to its directory). `q` has
+// every shape and option, and empty data/scales vectors. Checks every size.
+struct MappedQuantized {
+  mx::Quantized q;
+  MappedFile data_map, scales_map;
+  const std::uint8_t* data = nullptr;
+  const std::uint8_t* scales = nullptr;
+};
+MappedQuantized map_quantized(const std::string& json_path, Json* meta = nullptr);
+// The same with data and scales copied into q.data and q.scales.
 mx::Quantized load_quantized(const std::string& json_path, Json* meta = nullptr);
 
-// Writes every file through a temporary name and renames them only when all
-// were written, so a failure leaves none of them behind.
-void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files);
+// The shapes of mx::quantize(r, t, o)'s result, without data; scales zeroed.
+mx::Quantized result_shape(const mx::Recipe& r, const mx::TensorView& t, const mx::QuantizeOptions& o);
 
 }  // namespace mxv

@@ -92,6 +92,7 @@ struct GenOptions {
   int level = 1;
   std::uint64_t seed = kDefaultSeed;
   std::vector<std::string> recipes;  // empty: the full set
+  std::function<void(const std::string&)> on_file;  // called after each file is built (progress)
 };
 std::vector<VecFile> generate(const GenOptions& o);
 

@@ -9,7 +9,8 @@
 // check's reason table and counted, never silently dropped).
 //
 // sweep() runs the cases on std::thread::hardware_concurrency() threads,
-// prints a progress line on stderr every few seconds, stops after
+// prints a progress line on stderr every second when stderr is a terminal
+// (nothing otherwise), stops after
 // kMaxMismatches mismatches, and returns a Report that finish() prints
 // ("compared N cases, M mismatches"), records with RecordProperty and asserts
 // on (failure messages name the input, expected and observed codes in hex
@@ -27,6 +28,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+
+#include <unistd.h>
 #include <vector>
 
 namespace xcheck {
@@ -168,9 +171,12 @@ Report sweep(std::string name, std::string clause, int input_bits, std::uint64_t
   std::mutex pmu;
   std::condition_variable pcv;
   bool finished = false;
+  // Progress only on a terminal (issue 15): logs and CTest output stay clean.
+  const bool tty = isatty(fileno(stderr)) == 1;
   std::thread progress([&]() {
     std::unique_lock<std::mutex> lk(pmu);
-    while (!pcv.wait_for(lk, std::chrono::seconds(5), [&] { return finished; })) {
+    while (!pcv.wait_for(lk, std::chrono::seconds(tty ? 1 : 3600), [&] { return finished; })) {
+      if (!tty) continue;
       std::fprintf(stderr, "[xcheck] %s: %s/%s\n", rep.name.c_str(),
                    human(static_cast<double>(done.load())).c_str(),
                    human(static_cast<double>(n)).c_str());

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# bench/cli-io.sh - issue 15: `mxconform quantize` and `dequantize` on large
+# fp32 tensors (256 MiB and 1 GiB), CPU path and, when mxconform has CUDA
+# kernels and a GPU is visible, the device path: wall time against the I/O
+# floor (cat of the input to /dev/null + dd of the output sizes, page cache
+# warm) and maximum resident memory (/usr/bin/time -v, else Python's
+# wait4) against the input size. One run writes one results file.
+#
+#   bench/cli-io.sh --prepare   here: build mxconform and mx_vectors_gpu_test
+#                               with CUDA for sm_90a in build-cuda, pack them
+#                               into .cli-bin/bins.tar.gz (carry .cli-bin)
+#   OUT=dir bench/cli-io.sh     anywhere: the GPU CLI tests (when the packed
+#                               test binary is there and a GPU is visible),
+#                               then the measurements; results in
+#                               $OUT/cli-io.md (and bench/results/cli-io.md)
+# Env: MXCONFORM (binary; default .cli-bin/mxconform, else build-x/tools/mxconform),
+#      SIZES_MIB (default "256 1024"), RECIPE (default mxfp8_e4m3), WORK (scratch dir).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+bin=.cli-bin
+if [ "${1:-}" = "--prepare" ]; then
+  cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DMX_CUDA=ON -DMX_CUDA_ARCHS=90a -DMX_WERROR=ON >/dev/null &&
+    cmake --build build-cuda -j "${JOBS:-2}" --target mxconform mx_vectors_gpu_test || exit 1
+  mkdir -p "$bin"
+  rm -f "$bin"/mxconform "$bin"/mx_vectors_gpu_test "$bin"/bins.tar.gz
+  cp build-cuda/tools/mxconform build-cuda/conformance/vectors/mx_vectors_gpu_test "$bin"/
+  strip "$bin"/mxconform "$bin"/mx_vectors_gpu_test 2>/dev/null || true
+  tar -C "$bin" -czf "$bin"/bins.tar.gz mxconform mx_vectors_gpu_test && rm -f "$bin"/mxconform "$bin"/mx_vectors_gpu_test
+  ex=$(git rev-parse --git-path info/exclude 2>/dev/null)  # works in a worktree too
+  [ -n "$ex" ] && mkdir -p "$(dirname "$ex")" && { grep -qx "/$bin/" "$ex" 2>/dev/null || echo "/$bin/" >> "$ex"; }
+  ls -la "$bin"
+  exit 0
+fi
+OUT=${OUT:-$root/bench/results}
+mkdir -p "$OUT"
+[ -f "$bin/bins.tar.gz" ] && [ ! -x "$bin/mxconform" ] && tar -C "$bin" -xzf "$bin/bins.tar.gz"
+MX=${MXCONFORM:-}
+[ -z "$MX" ] && [ -x "$bin/mxconform" ] && MX=$root/$bin/mxconform
+[ -z "$MX" ] && MX=$root/build-x/tools/mxconform
+[ -x "$MX" ] || { echo "cli-io: no mxconform at $MX (build it, or run --prepare)"; exit 1; }
+PY=python3
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null && PY=/usr/bin/python3
+res=$OUT/cli-io.md
+gpu=0
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then gpu=1; fi
+# 1. The GPU CLI tests (label gpu), when their binary came along.
+if [ "$gpu" = 1 ] && [ -x "$bin/mx_vectors_gpu_test" ]; then
+  MXCONFORM_EXE=$MX timeout 400 "$bin/mx_vectors_gpu_test" > "$OUT/cli-gpu-test.log" 2>&1
+  echo "mx_vectors_gpu_test rc=$?" | tee -a "$OUT/cli-gpu-test.log"
+  tail -4 "$OUT/cli-gpu-test.log"
+fi
+# 2. Measurements.
+WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/cli-io.XXXXXX")}
+trap 'rm -rf "$WORK"' EXIT
+RECIPE=${RECIPE:-mxfp8_e4m3}
+devices="cpu"
+if [ "$gpu" = 1 ] && "$MX" quantize --device cuda --in /dev/null --out "$WORK/probe" 2>&1 | grep -qv "without CUDA"; then devices="cpu cuda"; fi
+now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }  # calc EXPR [DIGITS]
+# measure NAME CMD...: prints "wall_s maxrss_kib"
+measure() {
+  local t0 t1 rss
+  t0=$(now)
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -v -o "$WORK/time.txt" "$@" > "$WORK/cmd.log" 2>&1 || { cat "$WORK/cmd.log" >&2; echo "FAIL FAIL"; return; }
+    t1=$(now)
+    rss=$(awk -F': ' '/Maximum resident set size/{print $2}' "$WORK/time.txt")
+  else
+    rss=$("$PY" -c 'import os,sys,subprocess
+p=subprocess.Popen(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL)
+_,st,ru=os.wait4(p.pid,0); print(ru.ru_maxrss if st==0 else "FAIL")' "$@")
+    t1=$(now)
+  fi
+  echo "$(calc "$t1 - $t0") $rss"
+}
+# row OP DEV IN_MIB OUT_BYTES WALL RSS_KIB IN_BYTES FLOOR CAT DD
+row() {
+  if [ "$5" = FAIL ] || [ "$6" = FAIL ]; then echo "| $1 | $2 | $3 | - | FAILED | | | | |" >> "$res"; return; fi
+  echo "| $1 | $2 | $3 | $(( $4 / 1048576 )) | $(calc "$5") | $(calc "$8") ($(calc "$9") + $(calc "${10}")) | $(calc "$5 / $8" 2) | $(( $6 / 1024 )) | $(calc "$6 * 1024 / $7" 2) |" >> "$res"
+}
+floor() {  # floor IN_BYTES_FILE OUT_BYTES: seconds of cat + dd
+  local t0 t1 t2 mib
+  cat "$1" > /dev/null
+  t0=$(now); cat "$1" > /dev/null; t1=$(now)
+  mib=$(( ($2 + 1048575) / 1048576 ))
+  dd if=/dev/zero of="$WORK/floor.bin" bs=1M count="$mib" status=none
+  t2=$(now)
+  rm -f "$WORK/floor.bin"
+  echo "$(calc "$t2 - $t0") $(calc "$t1 - $t0") $(calc "$t2 - $t1")"
+}
+{
+  echo "# mxconform quantize/dequantize on large tensors (bench/cli-io.sh)"
+  echo
+  echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); host: $(uname -n); cores: $(nproc); memory: $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+  [ "$gpu" = 1 ] && echo "- GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+  echo "- mxconform: $MX; recipe $RECIPE (rowwise, dense scales); input fp32 .npy (standard normal); page cache warm"
+  echo "- floor = cat input > /dev/null + dd of the output bytes (data + scales for quantize, the fp32 .npy for dequantize)"
+  echo "- targets (issue 15): device wall <= 1.5x floor and max RSS < input/2; CPU wall <= 3x floor (2 cores)"
+  echo
+  echo "| op | device | input MiB | output MiB | wall s | floor s (cat + dd) | wall/floor | max RSS MiB | RSS/input |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+} > "$res"
+for mib in ${SIZES_MIB:-256 1024}; do
+  n=$(( mib * 1048576 / 4 )); k=16384; m=$(( n / k ))
+  "$PY" - "$WORK/x.npy" "$m" "$k" <<'PYEOF' || { echo "cli-io: cannot make the input"; exit 1; }
+import sys
+m, k = int(sys.argv[2]), int(sys.argv[3])
+try:
+    import numpy as np
+    a = np.lib.format.open_memmap(sys.argv[1], mode="w+", dtype=np.float32, shape=(m, k))
+    g = np.random.default_rng(0)
+    for i in range(0, m, 1024):
+        a[i:i + 1024] = g.standard_normal((min(1024, m - i), k), dtype=np.float32)
+    a.flush()
+except ImportError:  # header by hand, random bits
+    import os
+    h = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (m, k)
+    h += " " * ((64 - (10 + len(h) + 1) % 64) % 64) + "\n"
+    with open(sys.argv[1], "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(h).to_bytes(2, "little") + h.encode())
+        for i in range(m):
+            f.write(os.urandom(4 * k))
+PYEOF
+  in_bytes=$(stat -c %s "$WORK/x.npy")
+  for dev in $devices; do
+    rm -f "$WORK"/q.*
+    q_out=0
+    r=$(measure "$MX" quantize --recipe "$RECIPE" --in "$WORK/x.npy" --out "$WORK/q" --device "$dev")
+    q_out=$(( $(stat -c %s "$WORK/q.data.npy" 2>/dev/null || echo 0) + $(stat -c %s "$WORK/q.scales.npy" 2>/dev/null || echo 0) ))
+    f=$(floor "$WORK/x.npy" "$q_out")
+    set -- $r; wall=$1; rss=$2; set -- $f
+    row quantize "$dev" "$mib" "$q_out" "$wall" "$rss" "$in_bytes" "$1" "$2" "$3"
+    rm -f "$WORK/y.npy"
+    r=$(measure "$MX" dequantize "$WORK/q.json" --out "$WORK/y.npy" --device "$dev")
+    y_out=$(stat -c %s "$WORK/y.npy" 2>/dev/null || echo 0)
+    dq_in=$(stat -c %s "$WORK/q.data.npy" 2>/dev/null || echo 0)
+    # dequantize reads the data file: floor = cat data + dd of the output
+    f=$(floor "$WORK/q.data.npy" "$y_out")
+    set -- $r; wall=$1; rss=$2; set -- $f
+    row dequantize "$dev" "$(( dq_in / 1048576 ))" "$y_out" "$wall" "$rss" "$dq_in" "$1" "$2" "$3"
+    rm -f "$WORK/y.npy"
+  done
+  rm -f "$WORK"/x.npy "$WORK"/q.*
+done
+[ "$res" != "$root/bench/results/cli-io.md" ] && mkdir -p "$root/bench/results" && cp "$res" "$root/bench/results/cli-io.md" 2>/dev/null
+cat "$res"
