@@ -208,17 +208,17 @@ int bench_main(const std::vector<std::string>& args) {
                        detail::launch_pt_amax(mx::InType::bf16, X[b], n, GA[b], st);
                      }});
     cases.push_back({"per-tensor fp8 cast", ">=0.95", in_b + static_cast<double>(n), [&](int b, cudaStream_t st) {
-                       detail::launch_pt_cast(mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
-                                              reinterpret_cast<float*>(GA[b] + 1), st);
+                       detail::launch_pt_cast(mx::Fmt::e4m3, mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
+                                              reinterpret_cast<float*>(GA[b] + 2), reinterpret_cast<float*>(GA[b] + 1), st);
                      }});
     cases.push_back({"per-tensor fp8 cast (software cvt)", "", in_b + static_cast<double>(n), [&](int b, cudaStream_t st) {
-                       detail::launch_pt_cast(mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
-                                              reinterpret_cast<float*>(GA[b] + 1), st, true);
+                       detail::launch_pt_cast(mx::Fmt::e4m3, mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
+                                              reinterpret_cast<float*>(GA[b] + 2), reinterpret_cast<float*>(GA[b] + 1), st, true);
                      }});
     cases.push_back({"per-tensor fp8 amax+cast", "", 2.0 * in_b + static_cast<double>(n), [&](int b, cudaStream_t st) {
                        detail::launch_pt_amax(mx::InType::bf16, X[b], n, GA[b], st);
-                       detail::launch_pt_cast(mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
-                                              reinterpret_cast<float*>(GA[b] + 1), st);
+                       detail::launch_pt_cast(mx::Fmt::e4m3, mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
+                                              reinterpret_cast<float*>(GA[b] + 2), reinterpret_cast<float*>(GA[b] + 1), st);
                      }});
     // prime the per-tensor amax so that the cast-only case reads a real amax
     for (int b = 0; b < nbuf; ++b) detail::launch_pt_amax(mx::InType::bf16, X[b], n, GA[b], s);
