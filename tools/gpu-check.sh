@@ -2,6 +2,13 @@
 # tools/gpu-check.sh - issue 4 on a GPU machine in one call: the `gpu` gate
 # (ctest -L gpu), compute-sanitizer memcheck and racecheck on a gate subset,
 # and the benchmark. Logs and CSV go to $OUT (default ./gpu-out).
+# Since issue 11 the gate runs every case over two poisons (0xA5, then 0x5A:
+# a byte the kernels do not write differs and fails the case), every recipe
+# under every policy the launchers accept (GpuGate/OptionRecipes.*), empty
+# tensors (GpuGateEmpty.*), container8 dequantize, per-tensor FP8 e4m3/e5m2
+# with the device's amax/scale/scale_inv bits (GpuGatePerTensor.*), and a
+# check of the two-poison run itself (GpuGatePoison.*); the sanitizer subset
+# (GpuGateSanitizer.*, one poison) covers the new paths too (NewPaths).
 #
 #   tools/gpu-check.sh --prepare   (here, no GPU needed) configure bench/standalone
 #                                  for 90a-real (SASS only) in build-gpu, build the gate and mxbench,
@@ -54,14 +61,14 @@ ct=$(mktemp -d)
 # The sanitizers run beside the gate (separate processes; the bytes they
 # check do not depend on timing), the benchmark after both, alone on the GPU.
 # Each step has a time limit (env GATE_S, SAN_S, BENCH_S) so that one call of
-# 200 s returns every log; a step cut short fails the check (rc 124).
+# 240 s returns every log; a step cut short fails the check (rc 124).
 san_filter='GpuGateSanitizer.*:GpuGateErrors.*'
 t0=$(date +%s)
 timeout "${SAN_S:-140}" compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$gate" --gtest_filter="$san_filter" > "$OUT/memcheck.log" 2>&1 &
 mem_pid=$!
 timeout "${SAN_S:-140}" compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 "$gate" --gtest_filter="$san_filter" > "$OUT/racecheck.log" 2>&1 &
 race_pid=$!
-(cd "$ct" && timeout "${GATE_S:-140}" ctest -L gpu -j 12 --output-on-failure) > "$OUT/ctest.log" 2>&1
+(cd "$ct" && timeout "${GATE_S:-180}" ctest -L gpu -j 12 --output-on-failure) > "$OUT/ctest.log" 2>&1
 gate_rc=$?
 t1=$(date +%s)
 echo "ctest -L gpu: rc=$gate_rc in $((t1 - t0)) s" | tee -a "$OUT/ctest.log"

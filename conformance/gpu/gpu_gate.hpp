@@ -26,6 +26,9 @@ struct Input {
 Input make_input(Dist d, mx::InType t, std::int64_t batch, std::int64_t rows, std::int64_t cols, mx::Fmt elem,
                  std::uint64_t seed);
 
+// "0x3c000000": fp32 bits for failure messages.
+std::string hex32(std::uint32_t v);
+
 // "" when equal, else a one-line description of the first difference.
 std::string diff_bytes(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want, const char* what);
 std::string diff_quantized(const mx::Quantized& got, const mx::Quantized& want);

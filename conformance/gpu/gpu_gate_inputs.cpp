@@ -148,6 +148,12 @@ Input make_input(Dist d, mx::InType t, std::int64_t batch, std::int64_t rows, st
   return in;
 }
 
+std::string hex32(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
 std::string diff_bytes(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want, const char* what) {
   if (got.size() != want.size()) {
     return std::string(what) + ": size " + std::to_string(got.size()) + ", expected " + std::to_string(want.size());

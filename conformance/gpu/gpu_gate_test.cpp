@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpu_gate.hpp"
+#include "gpu_gate_cases.hpp"
 #include "mx/error.hpp"
 #include "mx/quantize.hpp"
 #include "mxk/api.hpp"
@@ -26,41 +27,29 @@ using gate::Dist;
     if (!mxk::device_available(&why_)) GTEST_SKIP() << "no GPU: " << why_; \
   } while (0)
 
-struct Cfg {
-  mx::Axis axis;
-  mx::DataOrder order;
-  mx::ScaleLayout layout;
-  const char* name;
-};
-const Cfg kCfgs[] = {
-    {mx::Axis::rowwise, mx::DataOrder::source, mx::ScaleLayout::dense, "rowwise/dense"},
-    {mx::Axis::rowwise, mx::DataOrder::source, mx::ScaleLayout::tcgen05, "rowwise/tcgen05"},
-    {mx::Axis::colwise, mx::DataOrder::source, mx::ScaleLayout::dense, "colwise/source/dense"},
-    {mx::Axis::colwise, mx::DataOrder::source, mx::ScaleLayout::dense_colwise, "colwise/source/dense_colwise"},
-    {mx::Axis::colwise, mx::DataOrder::source, mx::ScaleLayout::tcgen05, "colwise/source/tcgen05"},
-    {mx::Axis::colwise, mx::DataOrder::transposed, mx::ScaleLayout::dense, "colwise/transposed/dense"},
-    {mx::Axis::colwise, mx::DataOrder::transposed, mx::ScaleLayout::dense_colwise, "colwise/transposed/dense_colwise"},
-    {mx::Axis::colwise, mx::DataOrder::transposed, mx::ScaleLayout::tcgen05, "colwise/transposed/tcgen05"},
-};
-const mx::InType kTypes[] = {mx::InType::bf16, mx::InType::f16, mx::InType::f32};
+using gate::Cfg;
+using gate::kCfgs;
+using gate::kTypes;
 struct Shape {
   std::int64_t b, m, k;
 };
 const Shape kShapes[] = {{1, 1, 1}, {1, 31, 33}, {1, 127, 129}, {3, 45, 70}, {2, 64, 256}};
 
-mx::QuantizeOptions opts_of(const Cfg& c, mx::Packing p = mx::Packing::packed) {
-  mx::QuantizeOptions o;
-  o.axis = c.axis;
-  o.data_order = c.order;
-  o.scale_layout = c.layout;
-  o.packing = p;
-  return o;
-}
+using gate::opts_of;
 
 std::string where(const std::string& recipe, const Cfg& c, mx::InType t, const Shape& s, Dist d) {
   return recipe + " " + c.name + " " + std::string(mx::in_type_name(t)) + " [" + std::to_string(s.b) + "," +
          std::to_string(s.m) + "," + std::to_string(s.k) + "] " + gate::dist_name(d);
 }
+
+// Every gate case runs its kernels twice, over two poisons (issue 11 item 3):
+// a byte the kernels leave unwritten differs between the runs and the host
+// launcher throws, naming it (mxk::set_poison_check).
+class PoisonCheckOn : public ::testing::Environment {
+ public:
+  void SetUp() override { mxk::set_poison_check(true); }
+};
+const auto* const kPoisonEnv = ::testing::AddGlobalTestEnvironment(new PoisonCheckOn);
 
 class Recipes : public ::testing::TestWithParam<std::string> {};
 
@@ -124,7 +113,8 @@ TEST_P(Recipes, SoftwarePathBytesEqualReference) {
   }
 }
 
-// C6 container8 packing (one code per byte, e2m1 in bits 5..2).
+// C6 container8 packing (one code per byte, e2m1 in bits 5..2), every
+// configuration, quantize and (C8) dequantize on the device.
 TEST_P(Recipes, Container8BytesEqualReference) {
   REQUIRE_GPU();
   const mx::Recipe r = mx::parse_recipe(GetParam());
@@ -132,11 +122,15 @@ TEST_P(Recipes, Container8BytesEqualReference) {
   for (const Shape& s : {Shape{1, 31, 33}, Shape{3, 45, 70}}) {
     for (Dist d : {Dist::uniform, Dist::special}) {
       const gate::Input in = gate::make_input(d, mx::InType::bf16, s.b, s.m, s.k, r.elem, seed++);
-      for (const Cfg& c : {kCfgs[1], kCfgs[3], kCfgs[7]}) {
+      for (const Cfg& c : kCfgs) {
         const mx::QuantizeOptions o = opts_of(c, mx::Packing::container8);
         const mx::Quantized want = mx::quantize(r, in.view(), o);
         const mx::Quantized got = mxk::quantize_device(r, in.view(), o);
         ASSERT_EQ(gate::diff_quantized(got, want), "") << where(GetParam(), c, mx::InType::bf16, s, d) << " container8";
+        for (mx::Fmt out : gate::kDequantOuts) {
+          ASSERT_EQ(gate::diff_bytes(mxk::dequantize_device(want, out), mx::dequantize(want, out), "dequant (C8)"), "")
+              << where(GetParam(), c, mx::InType::bf16, s, d) << " container8 -> " << mx::desc(out).name;
+        }
       }
     }
   }
@@ -379,35 +373,6 @@ TEST(GpuGateLarge, Quantize4096) {
   EXPECT_EQ(gate::diff_bytes(mxk::dequantize_device(want[0], mx::Fmt::bf16), mx::dequantize(want[0], mx::Fmt::bf16), "dequant"), "");
 }
 
-// Per-tensor FP8 (issue 4, item 4): amax, cast, dequant equal the host
-// definition (kernels/per_tensor_fp8/reference.cpp) byte for byte.
-TEST(GpuGatePerTensor, Fp8BytesEqualReference) {
-  REQUIRE_GPU();
-  std::uint64_t seed = 500;
-  for (const Shape& s : {Shape{1, 1, 1}, Shape{1, 31, 33}, Shape{3, 45, 70}, Shape{1, 1024, 1000}}) {
-    for (mx::InType t : kTypes) {
-      for (Dist d : gate::kDists) {
-        const gate::Input in = gate::make_input(d, t, s.b, s.m, s.k, mx::Fmt::e4m3, seed++);
-        const mxk::PerTensorFp8 want = mxk::per_tensor_fp8_reference(in.view());
-        const mxk::PerTensorFp8 got = mxk::per_tensor_fp8_device(in.view());
-        mxk::set_force_software(true);
-        const mxk::PerTensorFp8 got_sw = mxk::per_tensor_fp8_device(in.view());
-        mxk::set_force_software(false);
-        const std::string ctx = std::string(mx::in_type_name(t)) + " " + gate::dist_name(d) + " " + std::to_string(s.m) + "x" + std::to_string(s.k);
-        ASSERT_EQ(got.amax_bits, want.amax_bits) << ctx;
-        ASSERT_EQ(mx::f32_bits(got.scale_inv), mx::f32_bits(want.scale_inv)) << ctx;
-        ASSERT_EQ(gate::diff_bytes(got.data, want.data, "per-tensor e4m3 codes"), "") << ctx;
-        ASSERT_EQ(gate::diff_bytes(got_sw.data, want.data, "per-tensor e4m3 codes (software)"), "") << ctx;
-        for (mx::Fmt out : {mx::Fmt::fp32, mx::Fmt::bf16, mx::Fmt::fp16}) {
-          ASSERT_EQ(gate::diff_bytes(mxk::per_tensor_fp8_dequant_device(want, out),
-                                     mxk::per_tensor_fp8_dequant_reference(want, out), "per-tensor dequant"), "")
-              << ctx << " -> " << mx::desc(out).name;
-        }
-      }
-    }
-  }
-}
-
 // Bad input: typed errors with a one-line message, never an abort.
 TEST(GpuGateErrors, TypedErrors) {
   REQUIRE_GPU();
@@ -424,8 +389,15 @@ TEST(GpuGateErrors, TypedErrors) {
 }
 
 // A small subset for compute-sanitizer (memcheck, racecheck) on the device.
+// One poison here: the second launch of the poison check would run the same
+// kernels again under the sanitizers.
+struct OnePoison {
+  OnePoison() { mxk::set_poison_check(false); }
+  ~OnePoison() { mxk::set_poison_check(true); }
+};
 TEST(GpuGateSanitizer, Subset) {
   REQUIRE_GPU();
+  const OnePoison one;
   std::uint64_t seed = 900;
   for (const char* name : {"mxfp8_e4m3", "mxfp4:rceil", "mxfp6_e3m2:even", "nvfp4"}) {
     const mx::Recipe r = mx::parse_recipe(name);
@@ -466,8 +438,13 @@ TEST(GpuGateSanitizer, Subset) {
     }
   }
   const gate::Input in = gate::make_input(Dist::special, mx::InType::f16, 1, 33, 65, mx::Fmt::e4m3, 3);
-  const mxk::PerTensorFp8 pt = mxk::per_tensor_fp8_device(in.view());
-  EXPECT_EQ(gate::diff_bytes(pt.data, mxk::per_tensor_fp8_reference(in.view()).data, "per-tensor"), "");
+  for (mx::Fmt f : gate::kPerTensorFormats) {
+    const mx::PerTensorQuantized pt = mxk::per_tensor_fp8_device(f, in.view());
+    const mx::PerTensorQuantized want = mx::quantize_per_tensor(f, in.view());
+    EXPECT_EQ(gate::diff_bytes(pt.data, want.data, "per-tensor"), "");
+    EXPECT_EQ(gate::diff_bytes(mxk::per_tensor_fp8_dequant_device(want, mx::Fmt::bf16),
+                               mx::dequantize_per_tensor(want, mx::Fmt::bf16), "per-tensor dequant"), "");
+  }
 }
 
 }  // namespace

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "common/launch.hpp"
-#include "legacy_v0.cuh"
 #include "mx/error.hpp"
 #include "mxk/api.hpp"
 
@@ -82,51 +81,6 @@ struct Buffers {
 
 std::int64_t tc_bytes(std::int64_t rows, std::int64_t blocks) {
   return ((rows + 127) / 128) * 128 * ((blocks + 3) / 4) * 4;
-}
-
-// The kernels as they were before the performance rework (legacy_v0.cuh),
-// launched exactly as the old launch_impl.cuh did, for a same-run baseline.
-template <class Q>
-void launch_v0(const detail::QuantLaunch& q, cudaStream_t s) {
-  auto side = [&](const detail::ScaleOut& o, std::int64_t srows, std::int64_t sblocks, std::int64_t row_elems) {
-    v0::Side sd{};
-    sd.data = o.data;
-    sd.scales = o.scales;
-    sd.row_bytes = (row_elems * Q::BITS + 7) / 8;
-    sd.srows = srows;
-    sd.sblocks = sblocks;
-    sd.nkt = (sblocks + 3) / 4;
-    sd.smat = o.layout == mx::ScaleLayout::tcgen05 ? ((srows + 127) / 128) * 128 * sd.nkt * 4 : srows * sblocks;
-    sd.layout = o.layout == mx::ScaleLayout::dense ? v0::kDense
-                : o.layout == mx::ScaleLayout::dense_colwise ? v0::kDenseColwise : v0::kTcgen05;
-    sd.transposed = o.transposed ? 1 : 0;
-    return sd;
-  };
-  v0::Params p{};
-  p.batch = q.batch;
-  p.M = q.M;
-  p.K = q.K;
-  const std::int64_t V = Q::V;
-  if (q.do_row) p.row = side(q.row, q.M, (q.K + V - 1) / V, q.K);
-  if (q.do_col) p.col = side(q.col, q.K, (q.M + V - 1) / V, q.col.transposed ? q.M : q.K);
-  p.rule = static_cast<int>(q.recipe.rule);
-  p.inv_max = detail::inv_max_finite(q.recipe.elem);
-  p.vec_in = ((q.K % 8) == 0 && (reinterpret_cast<std::uintptr_t>(q.x) % 16) == 0) ? 1 : 0;
-  const auto* x = static_cast<const __nv_bfloat16*>(q.x);
-  auto grid = [](std::int64_t items, int per) {
-    return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>((items + per - 1) / per, std::int64_t{1} << 30)));
-  };
-  if (q.do_row && !q.do_col) {
-    v0::k_rowwise<__nv_bfloat16, Q><<<grid(q.batch * q.M * p.row.sblocks * (V / 8), 512), 256, 0, s>>>(x, p);
-  } else {
-    const std::int64_t tiles = q.batch * ((q.M + v0::kTR - 1) / v0::kTR) * ((q.K + v0::kTC - 1) / v0::kTC);
-    if (q.do_row) {
-      v0::k_tile<__nv_bfloat16, Q, true, true><<<grid(tiles, 1), 256, 0, s>>>(x, p);
-    } else {
-      v0::k_tile<__nv_bfloat16, Q, false, true><<<grid(tiles, 1), 256, 0, s>>>(x, p);
-    }
-  }
-  check(cudaGetLastError(), "v0 kernel launch");
 }
 
 }  // namespace
@@ -203,8 +157,7 @@ int bench_main(const std::vector<std::string>& args) {
                        check(cudaMemcpyAsync(Y[b], X[b], static_cast<std::size_t>(in_b), cudaMemcpyDeviceToDevice, st), "copy");
                      }});
     auto quant = [&](const std::string& name, const std::string& recipe, bool row, bool col, bool transposed,
-                     mx::ScaleLayout rl, mx::ScaleLayout cl, const std::string& target, bool sw = false,
-                     int legacy = 0) {
+                     mx::ScaleLayout rl, mx::ScaleLayout cl, const std::string& target, bool sw = false) {
       const mx::Recipe r = mx::parse_recipe(recipe);
       const int bits = detail::elem_bits(r.elem);
       const std::int64_t V = r.block;
@@ -218,7 +171,7 @@ int bench_main(const std::vector<std::string>& args) {
                             : static_cast<double>(M) * static_cast<double>((K * bits + 7) / 8);
         bytes += static_cast<double>(cl == mx::ScaleLayout::tcgen05 ? tc_bytes(K, (M + V - 1) / V) : K * ((M + V - 1) / V));
       }
-      cases.push_back({name, target, bytes, [&, r, row, col, transposed, rl, cl, sw, legacy](int b, cudaStream_t st) {
+      cases.push_back({name, target, bytes, [&, r, row, col, transposed, rl, cl, sw](int b, cudaStream_t st) {
                          detail::QuantLaunch q;
                          q.recipe = r;
                          q.in = mx::InType::bf16;
@@ -231,18 +184,10 @@ int bench_main(const std::vector<std::string>& args) {
                          q.col = {static_cast<std::uint8_t*>(CD[b]), static_cast<std::uint8_t*>(CS[b]), cl, transposed};
                          q.gamax = GA[b];
                          q.force_software = sw;
-                         if (legacy == 1) return launch_v0<v0::MxQ<dev::kE4M3, true>>(q, st);
-                         if (legacy == 2) return launch_v0<v0::MxQ<dev::kE2M1, true>>(q, st);
                          detail::launch_quantize(q, st);
                        }});
     };
     using L = mx::ScaleLayout;
-    // the kernels before the rework (legacy_v0.cuh), same run, same buffers
-    quant("v0 (before) mxfp8_e4m3 rowwise tcgen05", "mxfp8_e4m3", true, false, false, L::tcgen05, L::dense, "", false, 1);
-    quant("v0 (before) mxfp8_e4m3 colwise transposed dense", "mxfp8_e4m3", false, true, true, L::dense, L::dense, "", false, 1);
-    quant("v0 (before) mxfp8_e4m3 colwise source dense_colwise", "mxfp8_e4m3", false, true, false, L::dense, L::dense_colwise, "", false, 1);
-    quant("v0 (before) mxfp8_e4m3 fused row+col tcgen05", "mxfp8_e4m3", true, true, false, L::tcgen05, L::tcgen05, "", false, 1);
-    quant("v0 (before) mxfp4 rowwise tcgen05", "mxfp4", true, false, false, L::tcgen05, L::dense, "", false, 2);
     quant("mxfp8_e4m3 rowwise tcgen05", "mxfp8_e4m3", true, false, false, L::tcgen05, L::dense, ">=1.03");
     quant("mxfp8_e4m3 rowwise tcgen05 (software cvt)", "mxfp8_e4m3", true, false, false, L::tcgen05, L::dense, "", true);
     quant("mxfp8_e4m3:rceil rowwise tcgen05", "mxfp8_e4m3:rceil", true, false, false, L::tcgen05, L::dense, ">=1.03");
@@ -263,17 +208,17 @@ int bench_main(const std::vector<std::string>& args) {
                        detail::launch_pt_amax(mx::InType::bf16, X[b], n, GA[b], st);
                      }});
     cases.push_back({"per-tensor fp8 cast", ">=0.95", in_b + static_cast<double>(n), [&](int b, cudaStream_t st) {
-                       detail::launch_pt_cast(mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
-                                              reinterpret_cast<float*>(GA[b] + 1), st);
+                       detail::launch_pt_cast(mx::Fmt::e4m3, mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
+                                              reinterpret_cast<float*>(GA[b] + 2), reinterpret_cast<float*>(GA[b] + 1), st);
                      }});
     cases.push_back({"per-tensor fp8 cast (software cvt)", "", in_b + static_cast<double>(n), [&](int b, cudaStream_t st) {
-                       detail::launch_pt_cast(mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
-                                              reinterpret_cast<float*>(GA[b] + 1), st, true);
+                       detail::launch_pt_cast(mx::Fmt::e4m3, mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
+                                              reinterpret_cast<float*>(GA[b] + 2), reinterpret_cast<float*>(GA[b] + 1), st, true);
                      }});
     cases.push_back({"per-tensor fp8 amax+cast", "", 2.0 * in_b + static_cast<double>(n), [&](int b, cudaStream_t st) {
                        detail::launch_pt_amax(mx::InType::bf16, X[b], n, GA[b], st);
-                       detail::launch_pt_cast(mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
-                                              reinterpret_cast<float*>(GA[b] + 1), st);
+                       detail::launch_pt_cast(mx::Fmt::e4m3, mx::InType::bf16, X[b], n, GA[b], static_cast<std::uint8_t*>(RD[b]),
+                                              reinterpret_cast<float*>(GA[b] + 2), reinterpret_cast<float*>(GA[b] + 1), st);
                      }});
     // prime the per-tensor amax so that the cast-only case reads a real amax
     for (int b = 0; b < nbuf; ++b) detail::launch_pt_amax(mx::InType::bf16, X[b], n, GA[b], s);

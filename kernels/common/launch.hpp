@@ -42,8 +42,7 @@ extern std::atomic<int> g_tile_rows;
 // Multiprocessors of the current device (cached per device; 132 if the query fails).
 int device_sm_count();
 
-// Rejects recipes/policies the kernels do not implement (mx::InvalidArgument).
-void check_supported(const mx::Recipe& r, mx::Packing packing);
+// (The accepted recipes and options: common/supported.hpp.)
 // Enqueue all kernels of one quantization on `s` (NVFP4: amax pass first).
 void launch_quantize(const QuantLaunch& q, cudaStream_t s);
 
@@ -71,11 +70,12 @@ struct DequantLaunch {
 };
 void launch_dequantize(const DequantLaunch& d, cudaStream_t s);
 
-// Per-tensor FP8 (e4m3) on device: amax pass, cast, dequant.
+// Per-tensor FP8 (C12, f = e4m3 or e5m2) on device: amax pass; cast (writes
+// the codes and the fp32 scale and scale_inv); dequant.
 void launch_pt_amax(mx::InType in, const void* x, std::int64_t n, std::uint32_t* amax, cudaStream_t s);
-void launch_pt_cast(mx::InType in, const void* x, std::int64_t n, const std::uint32_t* amax,
-                    std::uint8_t* q, float* scale_inv, cudaStream_t s, bool force_software = false);
-void launch_pt_dequant(const std::uint8_t* q, std::int64_t n, const float* scale_inv, mx::Fmt out,
+void launch_pt_cast(mx::Fmt f, mx::InType in, const void* x, std::int64_t n, const std::uint32_t* amax,
+                    std::uint8_t* q, float* scale, float* scale_inv, cudaStream_t s, bool force_software = false);
+void launch_pt_dequant(mx::Fmt f, const std::uint8_t* q, std::int64_t n, const float* scale_inv, mx::Fmt out,
                        void* y, cudaStream_t s);
 
 // bf16 copy used as the bandwidth yardstick is cudaMemcpyAsync D2D.

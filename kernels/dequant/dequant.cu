@@ -7,6 +7,7 @@
 #include <cfloat>
 
 #include "common/launch.hpp"
+#include "common/supported.hpp"
 #include "common/tiles.cuh"
 #include "mx/error.hpp"
 
@@ -146,9 +147,7 @@ __global__ void __launch_bounds__(256) k_dequant(DqParams p) {
 }  // namespace
 
 void launch_dequantize(const DequantLaunch& d, cudaStream_t s) {
-  if (d.out != mx::Fmt::fp32 && d.out != mx::Fmt::bf16 && d.out != mx::Fmt::fp16) {
-    throw mx::InvalidArgument("dequantize output must be fp32, bf16 or fp16");
-  }
+  check_device_dequant_output(d.out);
   DqParams p{};
   p.batch = d.batch;
   p.M = d.M;

@@ -1,15 +1,21 @@
 // api.cpp - host launchers of libmxkernels (kernels/include/mxk/api.hpp):
-// copy host tensors to the device, poison every output buffer (kPoison),
-// launch, copy back into the reference's result types (mx::Quantized), so
-// the gate compares bytes directly with mx::quantize / mx::dequantize.
+// copy host tensors to the device, poison every output buffer (kPoison; with
+// the poison check a second launch over kPoison2 must give the same bytes),
+// launch, copy back into the reference's result types (mx::Quantized,
+// mx::PerTensorQuantized), so the gate compares bytes directly with
+// mx::quantize / mx::dequantize / mx::quantize_per_tensor.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/launch.hpp"
+#include "common/supported.hpp"
 #include "mx/error.hpp"
 #include "mxk/api.hpp"
 
@@ -20,6 +26,8 @@ using detail::check;
 namespace {
 
 bool g_force_software = false;
+bool g_poison_check = false;
+bool g_unwrite_last = false;
 
 // The device descriptors (common/dev_convert.cuh) number formats like mx::Fmt.
 static_assert(static_cast<int>(mx::Fmt::e4m3) == 0 && static_cast<int>(mx::Fmt::e5m2) == 1 &&
@@ -39,8 +47,8 @@ struct DevBuf {
   DevBuf& operator=(const DevBuf&) = delete;
   template <class T>
   T* as() const { return static_cast<T*>(p); }
-  void poison() const {
-    if (n) check(cudaMemset(p, kPoison, n), "cudaMemset(poison)");
+  void poison(std::uint8_t byte) const {
+    if (n) check(cudaMemset(p, byte, n), "cudaMemset(poison)");
   }
   void upload(const void* h) const {
     if (n) check(cudaMemcpy(p, h, n, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
@@ -49,6 +57,47 @@ struct DevBuf {
     if (n) check(cudaMemcpy(h, p, n, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
   }
 };
+
+// One output buffer of a launch and where its bytes go on the host.
+struct Out {
+  const DevBuf* dev;
+  void* host;
+  const char* what;
+};
+
+// Poison every output with kPoison, run `launch`, download. With the poison
+// check on, again over kPoison2: a byte that differs between the two runs was
+// not written by the kernels (mx::Error names the buffer and the byte).
+void run_poisoned(const std::vector<Out>& outs, const std::function<void()>& launch, const char* op) {
+  auto run = [&](std::uint8_t poison) {
+    for (const Out& o : outs) o.dev->poison(poison);
+    launch();
+    check(cudaDeviceSynchronize(), op);
+    if (g_unwrite_last && !outs.empty() && outs[0].dev->n) {
+      check(cudaMemset(static_cast<std::uint8_t*>(outs[0].dev->p) + outs[0].dev->n - 1, poison, 1), "test hook");
+    }
+  };
+  run(kPoison);
+  for (const Out& o : outs) o.dev->download(o.host);
+  if (!g_poison_check) return;
+  run(kPoison2);
+  std::vector<std::uint8_t> second;
+  for (const Out& o : outs) {
+    second.resize(o.dev->n);
+    o.dev->download(second.data());
+    const auto* first = static_cast<const std::uint8_t*>(o.host);
+    for (std::size_t i = 0; i < o.dev->n; ++i) {
+      if (first[i] != second[i]) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "%s: byte %zu of %zu of %s not written by the kernels (0x%02X after poison 0x%02X, 0x%02X after "
+                      "poison 0x%02X)",
+                      op, i, o.dev->n, o.what, first[i], kPoison, second[i], kPoison2);
+        throw mx::Error(buf);
+      }
+    }
+  }
+}
 
 std::int64_t in_bytes(const mx::TensorView& t) {
   return t.batch * t.rows * t.cols * static_cast<std::int64_t>(mx::in_type_bytes(t.type));
@@ -77,8 +126,8 @@ mx::Quantized shape_of(const mx::Recipe& r, const mx::TensorView& t, const mx::Q
 
 void validate_device(const mx::Recipe& r, const mx::TensorView& t, const mx::QuantizeOptions& o) {
   mx::validate(r, t, o);  // shapes, options, policies: same typed errors as the reference
-  detail::check_supported(r, o.packing);
-  if (o.packing == mx::Packing::container8 && mx::desc(r.elem).bits == 8) return;
+  check_device_recipe(r);
+  check_device_options(o);
 }
 
 void require_device() {
@@ -89,6 +138,9 @@ void require_device() {
 }  // namespace
 
 void set_force_software(bool on) { g_force_software = on; }
+void set_poison_check(bool on) { g_poison_check = on; }
+bool poison_check() { return g_poison_check; }
+void set_test_unwrite_last_byte(bool on) { g_unwrite_last = on; }
 bool force_software() { return g_force_software; }
 void set_work_split(int n) { detail::g_work_split.store(n < 0 ? 0 : (n > 4 ? 4 : n)); }
 int work_split() { return detail::g_work_split.load(); }
@@ -128,11 +180,6 @@ static FusedQuantized run_quantize(const mx::Recipe& r, const mx::TensorView& t,
   DevBuf rd(row ? out.rowwise.data.size() : 0), rs(row ? out.rowwise.scales.size() : 0);
   DevBuf cd(col ? out.colwise.data.size() : 0), cs(col ? out.colwise.scales.size() : 0);
   DevBuf gam(4);
-  rd.poison();
-  rs.poison();
-  cd.poison();
-  cs.poison();
-  gam.poison();
   detail::QuantLaunch q;
   q.recipe = r;
   q.in = t.type;
@@ -147,20 +194,20 @@ static FusedQuantized run_quantize(const mx::Recipe& r, const mx::TensorView& t,
   if (col) q.col = {cd.as<std::uint8_t>(), cs.as<std::uint8_t>(), col->scale_layout, col->data_order == mx::DataOrder::transposed};
   q.gamax = gam.as<std::uint32_t>();
   q.force_software = g_force_software;
-  detail::launch_quantize(q, nullptr);
-  check(cudaDeviceSynchronize(), "quantize kernels");
   std::uint32_t ga = 0;
-  if (r.is_nvfp4()) gam.download(&ga);
+  std::vector<Out> outs;
   if (row) {
-    rd.download(out.rowwise.data.data());
-    rs.download(out.rowwise.scales.data());
-    out.rowwise.global_amax_bits = ga;
+    outs.push_back({&rd, out.rowwise.data.data(), "rowwise data"});
+    outs.push_back({&rs, out.rowwise.scales.data(), "rowwise scales"});
   }
   if (col) {
-    cd.download(out.colwise.data.data());
-    cs.download(out.colwise.scales.data());
-    out.colwise.global_amax_bits = ga;
+    outs.push_back({&cd, out.colwise.data.data(), "colwise data"});
+    outs.push_back({&cs, out.colwise.scales.data(), "colwise scales"});
   }
+  if (r.is_nvfp4()) outs.push_back({&gam, &ga, "NVFP4 global amax"});
+  run_poisoned(outs, [&] { detail::launch_quantize(q, nullptr); }, "device quantize");
+  out.rowwise.global_amax_bits = ga;
+  out.colwise.global_amax_bits = ga;
   return out;
 }
 
@@ -182,9 +229,7 @@ FusedQuantized quantize_device_fused(const mx::Recipe& r, const mx::TensorView& 
 }
 
 std::vector<std::uint8_t> dequantize_device(const mx::Quantized& q, mx::Fmt out) {
-  if (out != mx::Fmt::fp32 && out != mx::Fmt::bf16 && out != mx::Fmt::fp16) {
-    throw mx::InvalidArgument("dequantize output must be fp32, bf16 or fp16");
-  }
+  check_device_dequant_output(out);
   require_device();
   const std::int64_t total = q.batch * q.rows * q.cols;
   const std::size_t ob = out == mx::Fmt::fp32 ? 4 : 2;
@@ -195,7 +240,6 @@ std::vector<std::uint8_t> dequantize_device(const mx::Quantized& q, mx::Fmt out)
   DevBuf d(q.data.size()), s(q.scales.size()), y(static_cast<std::size_t>(total) * ob);
   d.upload(q.data.data());
   s.upload(q.scales.data());
-  y.poison();
   detail::DequantLaunch L;
   L.recipe = q.recipe;
   L.opts = q.opts;
@@ -210,50 +254,59 @@ std::vector<std::uint8_t> dequantize_device(const mx::Quantized& q, mx::Fmt out)
   L.global_amax_bits = q.global_amax_bits;
   L.out = out;
   L.y = y.p;
-  detail::launch_dequantize(L, nullptr);
-  check(cudaDeviceSynchronize(), "dequantize kernel");
   std::vector<std::uint8_t> res(static_cast<std::size_t>(total) * ob);
-  y.download(res.data());
+  run_poisoned({{&y, res.data(), "dequantized output"}}, [&] { detail::launch_dequantize(L, nullptr); },
+               "device dequantize");
   return res;
 }
 
-PerTensorFp8 per_tensor_fp8_device(const mx::TensorView& t) {
+mx::PerTensorQuantized per_tensor_fp8_device(mx::Fmt f, const mx::TensorView& t) {
+  check_device_per_tensor_format(f);
+  mx::PerTensorQuantized r;
+  r.elem = f;
+  r.batch = t.batch;
+  r.rows = t.rows;
+  r.cols = t.cols;
+  std::int64_t n = 0;
+  if (t.batch < 1 || t.rows < 0 || t.cols < 0 || __builtin_mul_overflow(t.rows, t.cols, &n) ||
+      __builtin_mul_overflow(n, t.batch * 4, &n)) {
+    throw mx::ShapeError("tensor shape must have batch >= 1, rows >= 0, cols >= 0 and fit 64-bit byte counts");
+  }
   require_device();
-  const std::int64_t n = t.batch * t.rows * t.cols;
+  n = t.batch * t.rows * t.cols;
   if (n > 0 && t.data == nullptr) throw mx::InvalidArgument("tensor data pointer is null");
-  DevBuf x(static_cast<std::size_t>(in_bytes(t))), q(static_cast<std::size_t>(n)), am(4), si(4);
+  DevBuf x(static_cast<std::size_t>(in_bytes(t))), q(static_cast<std::size_t>(n)), am(4), sc(4), si(4);
   x.upload(t.data);
-  q.poison();
-  am.poison();
-  si.poison();
-  detail::launch_pt_amax(t.type, x.p, n, am.as<std::uint32_t>(), nullptr);
-  detail::launch_pt_cast(t.type, x.p, n, am.as<std::uint32_t>(), q.as<std::uint8_t>(), si.as<float>(), nullptr,
-                         g_force_software);
-  check(cudaDeviceSynchronize(), "per-tensor kernels");
-  PerTensorFp8 r;
   r.data.resize(static_cast<std::size_t>(n));
-  q.download(r.data.data());
-  am.download(&r.amax_bits);
-  si.download(&r.scale_inv);
-  r.scale = 448.0f / std::max(mx::bits_f32(r.amax_bits), 1e-12f);
+  run_poisoned({{&q, r.data.data(), "per-tensor codes"},
+                {&am, &r.amax_bits, "per-tensor amax"},
+                {&sc, &r.scale_bits, "per-tensor scale"},
+                {&si, &r.scale_inv_bits, "per-tensor scale_inv"}},
+               [&] {
+                 detail::launch_pt_amax(t.type, x.p, n, am.as<std::uint32_t>(), nullptr);
+                 detail::launch_pt_cast(f, t.type, x.p, n, am.as<std::uint32_t>(), q.as<std::uint8_t>(), sc.as<float>(),
+                                        si.as<float>(), nullptr, g_force_software);
+               },
+               "device per-tensor quantize");
   return r;
 }
 
-std::vector<std::uint8_t> per_tensor_fp8_dequant_device(const PerTensorFp8& q, mx::Fmt out) {
-  if (out != mx::Fmt::fp32 && out != mx::Fmt::bf16 && out != mx::Fmt::fp16) {
-    throw mx::InvalidArgument("per-tensor dequantize output must be fp32, bf16 or fp16");
+std::vector<std::uint8_t> per_tensor_fp8_dequant_device(const mx::PerTensorQuantized& q, mx::Fmt out) {
+  check_device_per_tensor_format(q.elem);
+  check_device_dequant_output(out);
+  if (static_cast<std::int64_t>(q.data.size()) != q.batch * q.rows * q.cols) {
+    throw mx::ShapeError("per-tensor dequantize: code count does not match the shape");
   }
   require_device();
   const std::int64_t n = static_cast<std::int64_t>(q.data.size());
   const std::size_t ob = out == mx::Fmt::fp32 ? 4 : 2;
   DevBuf d(q.data.size()), si(4), y(q.data.size() * ob);
   d.upload(q.data.data());
-  si.upload(&q.scale_inv);
-  y.poison();
-  detail::launch_pt_dequant(d.as<std::uint8_t>(), n, si.as<float>(), out, y.p, nullptr);
-  check(cudaDeviceSynchronize(), "per-tensor dequant kernel");
+  si.upload(&q.scale_inv_bits);
   std::vector<std::uint8_t> res(q.data.size() * ob);
-  y.download(res.data());
+  run_poisoned({{&y, res.data(), "per-tensor dequantized output"}},
+               [&] { detail::launch_pt_dequant(q.elem, d.as<std::uint8_t>(), n, si.as<float>(), out, y.p, nullptr); },
+               "device per-tensor dequantize");
   return res;
 }
 

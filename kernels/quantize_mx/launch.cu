@@ -1,11 +1,12 @@
 // launch.cu - dispatch of one quantization (CONTRACT C4, C5, C7): checks the
-// recipe is one the kernels implement, runs the MX or NVFP4 kernels, and
+// recipe and options are ones the kernels implement (common/supported.hpp), runs the MX or NVFP4 kernels, and
 // zeroes the padding of tcgen05 scale buffers (C7: padding is 0x00).
 #include <cuda_runtime.h>
 
 #include <string>
 
 #include "common/launch.hpp"
+#include "common/supported.hpp"
 #include "common/tiles.cuh"
 #include "mx/error.hpp"
 
@@ -42,31 +43,6 @@ void check(cudaError_t e, const char* what) {
   }
 }
 
-void check_supported(const mx::Recipe& r, mx::Packing packing) {
-  (void)packing;
-  const mx::ConvPolicy& c = r.conv;
-  if (c.rounding != mx::Rounding::rne) {
-    throw mx::InvalidArgument("device quantize implements rounding rne only (recipe '" + r.name() + "')");
-  }
-  if (c.overflow != mx::Overflow::saturate) {
-    throw mx::InvalidArgument("device quantize implements overflow saturate only (recipe '" + r.name() + "')");
-  }
-  const bool fp8 = r.elem == mx::Fmt::e4m3 || r.elem == mx::Fmt::e5m2;
-  const bool nan_ok = c.nan == mx::NanPolicy::nan_default ||
-                      (fp8 && c.nan == mx::NanPolicy::nan_canonical) ||
-                      (!fp8 && c.nan == mx::NanPolicy::nan_to_max);
-  if (!nan_ok) {
-    throw mx::InvalidArgument("device quantize implements the default NaN policy only (recipe '" + r.name() + "')");
-  }
-  if (c.int8 != mx::Int8Range::int8_full || c.flush_input_subnormals) {
-    throw mx::InvalidArgument("device quantize implements int8_full without input flushing only (recipe '" +
-                              r.name() + "')");
-  }
-  if (r.is_nvfp4() ? r.block != 16 : r.block != 32) {
-    throw mx::InvalidArgument("device quantize implements block size 32 (MX) and 16 (NVFP4) only");
-  }
-}
-
 namespace {
 __global__ void k_zero_tcgen05_padding(std::uint8_t* s, std::int64_t rows, std::int64_t blocks, std::int64_t nkt,
                                        std::int64_t mat, std::int64_t total) {
@@ -97,11 +73,11 @@ void launch_zero_tcgen05_padding(std::uint8_t* scales, std::int64_t rows, std::i
 }
 
 void launch_quantize(const QuantLaunch& q, cudaStream_t s) {
-  check_supported(q.recipe, q.packing);
+  check_device_recipe(q.recipe);
   if (!q.do_row && !q.do_col) throw mx::InvalidArgument("device quantize: nothing to do (neither rowwise nor colwise)");
-  if (q.do_row && q.row.layout == mx::ScaleLayout::dense_colwise) {
-    throw mx::InvalidArgument("scale layout dense_colwise applies to colwise quantization only");
-  }
+  if (q.do_row) check_device_options({mx::Axis::rowwise, mx::DataOrder::source, q.row.layout, q.packing});
+  if (q.do_col) check_device_options({mx::Axis::colwise, q.col.transposed ? mx::DataOrder::transposed : mx::DataOrder::source,
+                                      q.col.layout, q.packing});
   if (q.batch < 1 || q.M < 0 || q.K < 0) throw mx::ShapeError("device quantize: bad shape");
   const std::int64_t V = q.recipe.block;
   if (q.recipe.is_nvfp4()) {

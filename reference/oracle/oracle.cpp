@@ -470,6 +470,8 @@ Value max_finite_value(Fmt f) { return table(f).pos.back().mag; }
 std::uint32_t detail::round_fp32_parts(bool neg, u128 sig, bool sticky, std::int64_t exp) {
   return round_ieee_parts(Fmt::fp32, neg, sig, sticky, exp);
 }
+std::uint32_t detail::fp32_mul(std::uint32_t a, std::uint32_t b) { return fmul(a, b); }
+std::uint32_t detail::fp32_div(std::uint32_t a, std::uint32_t b) { return fdiv(a, b); }
 
 std::uint32_t round_ieee(Fmt out, const Value& x) {
   if (x.kind == Value::nan) return canonical_nan(out);

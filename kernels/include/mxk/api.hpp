@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mx/per_tensor.hpp"
 #include "mx/quantize.hpp"
 
 namespace mxk {
@@ -39,18 +40,13 @@ struct FusedQuantized {
 FusedQuantized quantize_device_fused(const mx::Recipe& r, const mx::TensorView& t,
                                      const mx::QuantizeOptions& row, const mx::QuantizeOptions& col);
 
-// Per-tensor FP8 (e4m3), defined exactly by per_tensor_fp8_reference (see
-// kernels/per_tensor_fp8/reference.cpp): amax, scale = 448 / max(amax, 1e-12),
-// q = e4m3(x * scale), y = decode(q) * (1 / scale).
-struct PerTensorFp8 {
-  std::vector<std::uint8_t> data;  // one e4m3 code per element
-  std::uint32_t amax_bits = 0;     // fp32 bits of the NaN-dropping amax
-  float scale = 1.0f, scale_inv = 1.0f;
-};
-PerTensorFp8 per_tensor_fp8_reference(const mx::TensorView& t);
-PerTensorFp8 per_tensor_fp8_device(const mx::TensorView& t);
-std::vector<std::uint8_t> per_tensor_fp8_dequant_reference(const PerTensorFp8& q, mx::Fmt out);
-std::vector<std::uint8_t> per_tensor_fp8_dequant_device(const PerTensorFp8& q, mx::Fmt out);
+// Per-tensor FP8 with current scaling (reference/SPEC.md C12), f = e4m3 or
+// e5m2: the codes and the fp32 bits of amax, scale and scale_inv exactly as
+// the device wrote them (nothing recomputed on the host), so the gate
+// compares all four with mx::quantize_per_tensor.
+mx::PerTensorQuantized per_tensor_fp8_device(mx::Fmt f, const mx::TensorView& t);
+// C12 step 4 on the device; same bytes as mx::dequantize_per_tensor.
+std::vector<std::uint8_t> per_tensor_fp8_dequant_device(const mx::PerTensorQuantized& q, mx::Fmt out);
 
 // Conversion path: by default the kernels use the hardware cvt instructions
 // where one exists and matches the contract (fp8 on sm_89+, e2m1 on
@@ -74,8 +70,21 @@ int work_split();
 void set_tile_rows(int rows);
 int tile_rows();
 
-// Byte every device output buffer is filled with before a launch (the gate
-// checks that none survives where the contract defines a value).
+// Bytes every device output buffer is filled with before a launch (the gate
+// checks that none survives where the contract defines a value). One poison
+// hides an unwritten byte whose right value is that poison, so with the
+// poison check on (set_poison_check(true); the gate turns it on for every
+// case) each host launcher runs its kernels twice, over kPoison and then over
+// kPoison2, and throws mx::Error naming the buffer and the byte where the two
+// results differ (a byte the kernels did not write). Off by default: one
+// launch, over kPoison.
 inline constexpr std::uint8_t kPoison = 0xA5;
+inline constexpr std::uint8_t kPoison2 = 0x5A;
+void set_poison_check(bool on);
+bool poison_check();
+// Test hook (the gate's own check of the poison check): when on, the host
+// launchers re-poison the last byte of the first output buffer after the
+// kernels ran, as a kernel that forgot to write it would leave it.
+void set_test_unwrite_last_byte(bool on);
 
 }  // namespace mxk
