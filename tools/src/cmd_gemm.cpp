@@ -45,7 +45,7 @@ std::vector<std::uint16_t> load_bf16(const std::string& path, std::int64_t* m, s
   *k = t.cols;
   std::vector<std::uint16_t> a(static_cast<std::size_t>(t.rows * t.cols));
   for (std::int64_t i = 0; i < t.rows * t.cols; ++i) {
-    const std::uint32_t f = mx::load_as_f32_bits(t.arr.data.data(), t.type, i);
+    const std::uint32_t f = mx::load_as_f32_bits(t.data, t.type, i);
     // bf16 input is taken as is; fp32 / fp16 are rounded to bf16 with RNE.
     a[static_cast<std::size_t>(i)] = t.type == mx::InType::bf16 ? static_cast<std::uint16_t>(f >> 16)
                                                                  : mx::f32_to_bf16_rne(mx::bits_f32(f));
@@ -120,7 +120,7 @@ int run(const GemmOpts& o) {
       std::memcpy(r.data.data() + 4 * i, &d[i], 4);
     }
   }
-  write_files_atomic({{o.out, write_npy(r)}});
+  write_file_atomic(o.out, write_npy(r));
   std::cout << "gemm " << o.kind << " (" << (o.model == "exact" ? "C9 exact" : "C11 model") << ", " << o.device
             << ") " << m << "x" << n << "x" << k << " -> " << o.out << "\n";
   return 0;
