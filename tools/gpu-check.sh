@@ -23,7 +23,9 @@ mkdir -p "$OUT"
 bin=.gpu-bin
 
 build() {  # $1 = build dir, $2 = -j
-  cmake -S bench/standalone -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMX_CUDA_ARCHS=90a-real >/dev/null &&
+  local gt=()
+  [ -d .gtest-src ] && gt=(-DMX_GTEST_SRC="$PWD/.gtest-src")  # no GoogleTest on the GPU machine: carry a copy
+  cmake -S bench/standalone -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMX_CUDA_ARCHS=90a-real "${gt[@]}" >/dev/null &&
     cmake --build "$1" -j "$2" --target mx_gpu_gate mxbench
 }
 
