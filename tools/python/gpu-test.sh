@@ -14,7 +14,8 @@ py=$(command -v python3)
 { "$py" --version; "$py" -c "import numpy, pybind11; print('numpy', numpy.__version__, 'pybind11', pybind11.__version__)";
   "$py" -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())"; } > "$OUT/py-build.log" 2>&1
 if ! { cmake -S tools/python/standalone -B build-py -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" -DMX_PYTHON="$py" &&
+        -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" -DMX_PYTHON="$py" \
+        ${MX_JSON_INCLUDE:+-DMX_JSON_INCLUDE="$MX_JSON_INCLUDE"} &&
        cmake --build build-py -j16 --target mxconform_py; } >> "$OUT/py-build.log" 2>&1; then
   tail -30 "$OUT/py-build.log"; echo "gpu-test: build failed"; exit 1
 fi
