@@ -204,3 +204,80 @@ def quantize(ops, b, recipe, axis="rowwise", pack=True):
             codes = ops.pad_last(codes, 2)
         codes = pack_e2m1(ops, codes)
     return ops.to_u8(codes), ops.to_u8(scales)
+
+
+def torch_ops():
+    """The same operations for PyTorch tensors (int32 throughout), for
+    bench/peers.py; imports torch only when called."""
+    import torch
+    import torch.nn.functional as F
+
+    def _max(a, b):
+        return torch.clamp(a, min=b) if isinstance(b, int) else torch.maximum(a, b)
+
+    def _min(a, b):
+        return torch.clamp(a, max=b) if isinstance(b, int) else torch.minimum(a, b)
+
+    class TorchOps:
+        i32 = torch.int32
+
+        @staticmethod
+        def bits_from_bf16(x):  # bf16 tensor (or int16 bits) -> fp32 bits, int32
+            if x.dtype == torch.bfloat16:
+                x = x.view(torch.int16)
+            return x.to(torch.int32) << 16
+
+        @staticmethod
+        def bits_from_f32bits(x):
+            return x.view(torch.int32)
+
+        @staticmethod
+        def f32_from_bits(b):
+            return b.view(torch.float32)
+
+        @staticmethod
+        def bits_of_f32(f):
+            return f.view(torch.int32)
+
+        @staticmethod
+        def int_to_f32(a):
+            return a.to(torch.float32)
+
+        @staticmethod
+        def to_u8(a):
+            return a.to(torch.uint8)
+
+        @staticmethod
+        def i(cond):
+            return cond.to(torch.int32)
+
+        @staticmethod
+        def pow2(a):
+            return torch.bitwise_left_shift(torch.ones_like(a), a)
+
+        where = staticmethod(torch.where)
+        maximum = staticmethod(_max)
+        minimum = staticmethod(_min)
+
+        @staticmethod
+        def clip(a, lo, hi):
+            return torch.clamp(a, lo, hi)
+
+        @staticmethod
+        def amax(a, axis):
+            return a.amax(dim=axis)
+
+        @staticmethod
+        def any(a, axis):
+            return a.any(dim=axis)
+
+        @staticmethod
+        def transpose2(a):
+            return a.transpose(-1, -2).contiguous()
+
+        @staticmethod
+        def pad_last(a, n):
+            r = (-a.shape[-1]) % n
+            return a if r == 0 else F.pad(a, (0, r))
+
+    return TorchOps

@@ -4,10 +4,8 @@ vectors (vectors/quantize/, written by the reference, C2/C3/C4) and the
 mxconform CLI (`quantize`, C4/C6/C7 dense) on a bf16 tensor full of special
 values. Label cpu; run by CTest from conformance/peers/CMakeLists.txt.
 """
-import json
 import os
 import pathlib
-import subprocess
 import sys
 
 import numpy as np
