@@ -111,4 +111,22 @@ fi
   echo "bench rc=$bench_rc"
   grep -E "^device|^16384x16384|^128x7168" "$OUT/bench.txt"
 } | tee "$OUT/summary.txt"
+# ---- peers (issue 9 point 2; owner: bench/peers.py) ----------------------
+# torch's plain fp8 cast and torch.compile MX quantizers timed beside mxbench
+# in this same call, their bytes checked against the reference CLI
+# (.gpu-bin/mxconform, from bench/peers-prepare.sh; else the NumPy twin).
+# One file comes back, $OUT/peers.tgz (peers.csv, peers.md, peers.txt,
+# peers.log); the table is appended to summary.txt. PEERS=0 skips it, PEERS_S
+# limits it (default 150 s). Informational: it does not change the exit status.
+if [ "${PEERS:-1}" = "1" ]; then
+  pdir=$(mktemp -d)
+  tp=$(date +%s)
+  PYTHONUNBUFFERED=1 timeout "${PEERS_S:-150}" python3 bench/peers.py --mxbench-csv "$OUT/bench.csv" --out "$pdir" \
+    --budget-s $(( ${PEERS_S:-150} - 15 )) > "$pdir/peers.txt" 2>&1
+  peers_rc=$?
+  tar -C "$pdir" -czf "$OUT/peers.tgz" . && rm -rf "$pdir"
+  { echo "peers: rc=$peers_rc in $(($(date +%s) - tp)) s (bench/peers.py; files in peers.tgz)"
+    tar -xzOf "$OUT/peers.tgz" ./peers.md 2>/dev/null || echo "(no peers.md)"; } | tee -a "$OUT/summary.txt"
+fi
+# ---- end peers ---------------------------------------------------------------
 [ $gate_rc -eq 0 ] && [ $mem_rc -eq 0 ] && [ $race_rc -eq 0 ] && [ $bench_rc -eq 0 ]
