@@ -22,6 +22,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import inputs as survey_inputs  # noqa: E402
+from profiles_cli import profile_rows  # noqa: E402
 
 REC = os.path.join(HERE, "h100")
 EXE = os.environ.get("MXCONFORM", "")
@@ -91,19 +92,7 @@ def test_profile_reproduces_library(entry, input_files):
 
 def offered_profile_entries():
     """(profile[:mode], source, format) of every offered entry that `mxconform profiles` lists."""
-    p = subprocess.run([EXE, "profiles"], capture_output=True, text=True, check=True)
-    rows, table = [], False
-    for line in p.stdout.splitlines():
-        f = line.split()
-        if f[:3] == ["profile", "source", "format"]:
-            table = True
-            continue
-        if not table or len(f) < 4 or "not offered" in line:
-            continue
-        prof, source, fmt = f[0], f[1], f[2]
-        mode = f[3] if len(f) >= 6 else ""  # profile source format [mode] policy basis
-        rows.append((prof + (":" + mode if mode else ""), source, fmt))
-    return rows
+    return [(r["spec"], r["source"], r["format"]) for r in profile_rows(EXE) if r["policy"] is not None]
 
 
 def test_every_offered_entry_is_measured():
@@ -116,3 +105,18 @@ def test_every_offered_entry_is_measured():
     assert len(offered) > 100, "could not read `mxconform profiles`"
     missing = [o for o in offered if o not in recorded]
     assert not missing, f"profile entries with no recorded library output: {missing[:10]}"
+
+
+def test_spec_and_readme_tables_are_current():
+    """reference/SPEC.md C13.4 and the README table are what tables.py makes
+    from today's registry (regenerate with tables.py --write)."""
+    import tables  # noqa: PLC0415
+
+    rows = profile_rows(EXE)
+    enc = tables.Encoder(EXE)
+    for path, text in ((os.path.join(tables.ROOT, "reference", "SPEC.md"), tables.spec_tables(rows, enc)),
+                       (os.path.join(tables.ROOT, "README.md"), tables.readme_table(rows, enc))):
+        with open(path) as f:
+            s = f.read()
+        cur = s[s.index(tables.BEGIN) + len(tables.BEGIN):s.index(tables.END)]
+        assert cur == "\n" + text, f"{path}: the profile table is stale; run conformance/survey/tables.py --write"
