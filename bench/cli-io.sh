@@ -55,7 +55,10 @@ WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/cli-io.XXXXXX")}
 trap 'rm -rf "$WORK"' EXIT
 RECIPE=${RECIPE:-mxfp8_e4m3}
 devices="cpu"
-if [ "$gpu" = 1 ] && "$MX" quantize --device cuda --in /dev/null --out "$WORK/probe" 2>&1 | grep -qv "without CUDA"; then devices="cpu cuda"; fi
+if [ "$gpu" = 1 ]; then  # (the probe fails either way: only its message tells whether CUDA is built in)
+  msg=$("$MX" quantize --recipe "$RECIPE" --device cuda --in /dev/null --out "$WORK/probe" 2>&1)
+  case "$msg" in *"without CUDA"*) ;; *) devices="cpu cuda" ;; esac
+fi
 now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }  # calc EXPR [DIGITS]
 # measure NAME CMD...: prints "wall_s maxrss_kib"
