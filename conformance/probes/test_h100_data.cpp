@@ -200,7 +200,7 @@ TEST(C9_H100Data, ValidationSamplesReproduced) {
   const auto files = listed("validation");
   if (files.empty())
     GTEST_SKIP() << "no validation sample listed in " << kDir / "expected_files.txt"
-                 << " yet (run kernels/probes/run-corners.sh on an H100, see kernels/probes/README.md)";
+                 << " yet (run kernels/probes/run-corners.sh on an H100, see conformance/probes/h100/README.md)";
   for (const std::string& file : files) {
     pr::ValidationFile vf;
     try {
