@@ -564,6 +564,11 @@ std::uint64_t exact_sum_f64(const std::vector<T64>& ts, HwRound r) {
       lo = std::min(lo, t.lsb);
       hi = std::max(hi, lead64(t));
     }
+  if (lo == INT32_MAX) {  // every term zero (hi - lo would overflow)
+    bool all_neg = true;
+    for (const T64& t : ts) all_neg = all_neg && t.neg;
+    return all_neg ? (std::uint64_t{1} << 63) : 0;
+  }
   const std::size_t nl = static_cast<std::size_t>((hi - lo + 1) / 64 + 4);
   std::vector<std::uint64_t> P(nl, 0), N(nl, 0);
   auto add = [&](std::vector<std::uint64_t>& acc, u128 sig, int off) {
