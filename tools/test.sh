@@ -5,6 +5,9 @@
 # as passed. Extra arguments go to ctest (e.g. -L cpu).
 # After the run it lists how many cases each cross-check and table compared
 # (from the test log), then repeats ctest's own summary as the last lines.
+# Then the `cpu` label runs again under AddressSanitizer + UBSan (CMake preset
+# `asan`, build-asan/, no CUDA; any report fails the test that made it):
+# MX_SKIP_ASAN=1 leaves that step out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${MX_BUILD_DIR:-build}
@@ -25,7 +28,27 @@ if [ -f "$full" ]; then
          END { if (n) printf "[total] %d cross-check sweeps: compared %.0f cases, %.0f mismatches\n", n, c, m }'
 
 fi
+asan_rc=0
+if [ "${MX_SKIP_ASAN:-0}" != "1" ]; then
+  echo
+  echo "=== cpu label under ASan + UBSan (preset asan, build-asan/) ==="
+  alog=build-asan/ctest-output.log
+  t_asan=$(date +%s)
+  if cmake --preset asan >/dev/null && cmake --build --preset asan -j "$(nproc)"; then
+    mkdir -p build-asan
+    ctest --preset asan -j "$(nproc)" 2>&1 | tee "$alog"
+    asan_rc=${PIPESTATUS[0]}
+  else
+    asan_rc=1
+  fi
+  echo "asan: build and cpu label in $(( $(date +%s) - t_asan )) s, rc=$asan_rc"
+fi
 echo
 echo "=== ctest summary ==="
 sed -n '/tests passed, /,$p' "$log"
-exit "$rc"
+if [ "${MX_SKIP_ASAN:-0}" != "1" ]; then
+  echo "--- cpu label under ASan + UBSan ---"
+  sed -n '/tests passed, /,$p' build-asan/ctest-output.log 2>/dev/null
+fi
+[ "$rc" -ne 0 ] && exit "$rc"
+exit "$asan_rc"

@@ -1,16 +1,11 @@
-// test_hw_model.cpp - CONTRACT C9 hardware accumulation model: hand-computed
-// cases, agreement with the exact dot product where no bits are cut, and
-// the model fitted on the H100 against the checked-in hardware cases
-// (conformance/probes/h100/<form>_cases.csv, written by `probe --out`).
+// test_hw_model.cpp - reference/SPEC.md C9 hardware accumulation model:
+// hand-computed cases and agreement with the exact dot product where no bits
+// are cut (the checked-in H100 data: test_h100_data.cpp).
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <limits>
-#include <sstream>
 
 #include "mx/error.hpp"
 #include "mx/hw_model.hpp"
@@ -161,66 +156,9 @@ TEST(C9_HwModel, FitRecoversAKnownModel) {
   EXPECT_TRUE(found) << "best " << mx::to_string(fit.best);
 }
 
-// ---- checked-in H100 hardware cases -----------------------------------------
 
-std::vector<std::uint64_t> split_hex(const std::string& s, std::size_t k) {
-  std::vector<std::uint64_t> v;
-  const std::size_t w = s.size() / k;
-  for (std::size_t i = 0; i < k; ++i) v.push_back(std::stoull(s.substr(i * w, w), nullptr, 16));
-  return v;
-}
-
-TEST(C9_HwModel, H100CheckedInCasesReproduced) {
-  const std::filesystem::path dir = MX_PROBES_H100_DIR;
-  int files = 0;
-  for (int i = 0; i < mx::kNumMmaForms; ++i) {
-    const auto f = static_cast<mx::MmaForm>(i);
-    std::string stem(mx::form_info(f).name);
-    std::replace(stem.begin(), stem.end(), '.', '_');
-    if (f == mx::MmaForm::mma_f64_m8n8k4) continue;  // binary64: C9_HwModelF64.H100CheckedInCasesReproduced
-    std::ifstream in(dir / (stem + "_cases.csv"));
-    if (!in) continue;
-    HwModelParams p;
-    try {
-      p = mx::h100_fitted_model(f);
-    } catch (const mx::UnknownName&) {
-      // mma.sync e4m3/e5m2: no model reproduces the H100 yet (see
-      // h100/README.md); their cases are data for that search.
-      std::cout << "[ INFO ] " << stem << ": no fitted model, cases kept as data\n";
-      continue;
-    }
-    ++files;
-    std::string line;
-    std::getline(in, line);
-    std::size_t rows = 0, bad = 0;
-    while (std::getline(in, line)) {
-      std::stringstream ss(line);
-      std::string kind, a, b, c, d;
-      std::getline(ss, kind, ',');
-      std::getline(ss, a, ',');
-      std::getline(ss, b, ',');
-      std::getline(ss, c, ',');
-      std::getline(ss, d, ',');
-      // Every row is a hardware case: features, a random sample, and the
-      // "mismatch" rows the run listed against the model it had then.
-      DotCase cs;
-      const std::size_t k = static_cast<std::size_t>(mx::form_info(f).k);
-      cs.a = split_hex(a, k);
-      cs.b = split_hex(b, k);
-      cs.c = static_cast<std::uint32_t>(std::stoul(c, nullptr, 16));
-      cs.d = static_cast<std::uint32_t>(std::stoul(d, nullptr, 16));
-      const std::uint32_t m = mx::hw_dot(p, mx::form_info(f).a_elem, cs);
-      ++rows;
-      if (!mx::same_result(m, cs.d)) {
-        ++bad;
-        if (bad < 10) ADD_FAILURE() << stem << " " << kind << " c=" << c << " => model " << std::hex << m << ", hardware: " << d;
-      }
-    }
-    EXPECT_GT(rows, 1000u) << stem;
-    EXPECT_EQ(bad, 0u) << stem << ": C9 fitted model " << mx::to_string(p);
-  }
-  if (files == 0) GTEST_SKIP() << "no H100 cases checked in under " << dir;
-}
+// The checked-in H100 cases (<form>_cases.csv) are tested by
+// test_h100_data.cpp, driven by h100/expected_files.txt.
 
 // ---- mma.sync.m8n8k4.f64 (mx::HwModelF64) ------------------------------------
 
@@ -306,39 +244,6 @@ TEST(C9_HwModelF64, ExactModelAgreesWithFmaWhenOneTermIsNonzero) {
       ASSERT_TRUE(mx::same_result_f64(mx::hw_dot_f64(p, cs), want)) << mx::to_string(p) << " case " << i;
     }
   }
-}
-
-TEST(C9_HwModelF64, H100CheckedInCasesReproduced) {
-  const std::filesystem::path file = std::filesystem::path(MX_PROBES_H100_DIR) / "mma_m8n8k4_f64_cases.csv";
-  std::ifstream in(file);
-  if (!in) GTEST_SKIP() << "no f64 cases checked in at " << file;
-  const mx::HwModelF64 p = mx::h100_fitted_f64_model();
-  std::string line;
-  std::getline(in, line);
-  std::size_t rows = 0, bad = 0;
-  while (std::getline(in, line)) {
-    std::stringstream ss(line);
-    std::string kind, a, b, c, d;
-    std::getline(ss, kind, ',');
-    std::getline(ss, a, ',');
-    std::getline(ss, b, ',');
-    std::getline(ss, c, ',');
-    std::getline(ss, d, ',');
-    mx::DotCaseF64 cs;
-    const auto av = split_hex(a, 4), bv = split_hex(b, 4);
-    for (std::size_t k = 0; k < 4; ++k) {
-      cs.a[k] = av[k];
-      cs.b[k] = bv[k];
-    }
-    cs.c = std::stoull(c, nullptr, 16);
-    cs.d = std::stoull(d, nullptr, 16);
-    const std::uint64_t m = mx::hw_dot_f64(p, cs);
-    ++rows;
-    if (!mx::same_result_f64(m, cs.d) && ++bad < 10)
-      ADD_FAILURE() << kind << " c=" << c << " => model " << std::hex << m << ", hardware: " << d;
-  }
-  EXPECT_GT(rows, 1000u);
-  EXPECT_EQ(bad, 0u) << "f64 fitted model " << mx::to_string(p);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 // emulated model from probe-packed cases.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "mx/hw_model.hpp"
 #include "mxk/api.hpp"
 #include "probe_lib.hpp"
@@ -69,6 +71,31 @@ TEST(C9_ProbeEmulated, CasesRoundTripThroughTheTiles) {
   std::vector<mx::DotCase> cs = pr::random_tile_cases(MmaForm::mma_s8_m16n8k32, 5, 0);
   pr::run_cases(MmaForm::mma_s8_m16n8k32, cs);
   for (const auto& c : cs) ASSERT_EQ(c.d, pr::exact_int_dot(c));
+}
+
+// Issue 13's corner pipeline (mxprobe --corners) on the emulation: the
+// sample it writes reads back, and the fitted model's report counts zero
+// mismatches when the emulated hardware is that model, some when it is not.
+TEST(C9_ProbeEmulated, CornerSampleRoundTripsAndReportsMismatches) {
+  for (MmaForm f : {MmaForm::wgmma_bf16_m64n8k16_ss, MmaForm::mma_e5m2_m16n8k32, MmaForm::wgmma_e5m2_m64n8k32_rs}) {
+    const mx::HwModelParams fitted = mx::h100_fitted_model(f);
+    {
+      Emulate emu(fitted);
+      const pr::ValidationFile vf = pr::run_corner_cases(f, 4096, 3, "emulation");
+      const pr::ValidationFile back = pr::parse_validation(pr::validation_bytes(vf), "mem");
+      EXPECT_GE(back.cases(), 4096u);
+      std::ostringstream os;
+      EXPECT_EQ(pr::report_corners(f, back, os), 0u) << os.str();
+      EXPECT_NE(os.str().find("cut_zero_neg"), std::string::npos) << os.str();
+    }
+    mx::HwModelParams other = fitted;
+    other.frac_bits = 40;  // keeps what the fitted model cuts: the cut_zero classes differ
+    other.out_round = mx::HwRound::rne;
+    Emulate emu(other);
+    const pr::ValidationFile vf = pr::run_corner_cases(f, 4096, 3, "emulation");
+    std::ostringstream os;
+    EXPECT_GT(pr::report_corners(f, vf, os), 0u) << mx::form_info(f).name;
+  }
 }
 
 }  // namespace

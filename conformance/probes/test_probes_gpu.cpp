@@ -55,6 +55,8 @@ class ProbeGpuNumerics : public ::testing::TestWithParam<int> {};
 std::vector<int> forms_with_model() {
   std::vector<int> v;
   for (int i = 0; i < 11; ++i) v.push_back(i);
+  v.push_back(static_cast<int>(MmaForm::wgmma_e5m2_m64n8k32_rs));  // appended forms (sm_90a)
+  v.push_back(static_cast<int>(MmaForm::wgmma_e5m2_m64n8k32_ss));
   return v;
 }
 
@@ -128,7 +130,7 @@ TEST_P(ProbeGpuNumerics, C9_FittedModelReproducesRandomCases) {
   EXPECT_EQ(bad, 0u) << fi.name << " on " << total << " cases, model " << (is_int ? "exact int32" : mx::to_string(p));
 }
 
-INSTANTIATE_TEST_SUITE_P(Sm90, ProbeGpu, ::testing::Range(0, 11), name_of);
+INSTANTIATE_TEST_SUITE_P(Sm90, ProbeGpu, ::testing::ValuesIn(forms_with_model()), name_of);
 INSTANTIATE_TEST_SUITE_P(Sm90, ProbeGpuNumerics, ::testing::ValuesIn(forms_with_model()), name_of);
 
 }  // namespace

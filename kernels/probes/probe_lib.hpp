@@ -1,16 +1,20 @@
 // probe_lib.hpp - the probes themselves (host logic over probe_kernels.hpp):
-// fragment-map probes, random and feature cases for the numerics model.
+// fragment-map probes and the hardware runs of numerics cases (the cases
+// themselves: numerics_cases.hpp).
 // Used by `mxconform probe` (probe_main), the mxprobe executable and the gpu
 // tests in conformance/probes/.
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
 #include "mx/hw_model.hpp"
 #include "mx/mma_map.hpp"
+#include "numerics_cases.hpp"
 #include "probe_kernels.hpp"
+#include "validation_file.hpp"
 
 namespace mxk::probes {
 
@@ -35,13 +39,6 @@ struct FragmentProbe {
 // Hypothesis (STYLE 8): the documented map of C10 / PTX ISA.
 FragmentProbe probe_fragments(mx::MmaForm f);
 
-// Element kind used for the numerics of a form (its A/B element).
-mx::Elem numerics_elem(mx::MmaForm f);
-bool has_float_numerics(mx::MmaForm f);  // float accumulate forms on sm_90
-
-// Deterministic random inputs: tile t of form f from seed (inputs only; d = 0).
-// Each case is one (row, col) of D: M*N cases per tile.
-std::vector<mx::DotCase> random_tile_cases(mx::MmaForm f, std::uint64_t seed, int tile);
 
 // Runs cases through the hardware: every case's d is filled in. With
 // shared_rows, cases come M*N per tile in (m, n) order and all cases of one
@@ -64,18 +61,13 @@ struct FeatureF64 {
 };
 std::vector<FeatureF64> feature_cases_f64();
 
-// Feature cases in the style of Fasi et al. 2021 (name + case).
-struct Feature {
-  std::string name;
-  mx::DotCase cs;
-};
-std::vector<Feature> feature_cases(mx::MmaForm f);
 
-// Integer forms: exact wrap-around int32 dot product (C = s32).
-std::uint32_t exact_int_dot(const mx::DotCase& cs);
-
-// Value of one element code as a double (for printing).
-double elem_value(mx::Elem e, std::uint64_t code);
+// Issue 13 corner classes on the hardware (corner_run.cpp): the named corner
+// features and `random_cases` cases in random tiles of one class each, with
+// the hardware's d, as a validation sample; and the per-class report of the
+// fitted model on it (returns the mismatches).
+ValidationFile run_corner_cases(mx::MmaForm f, std::size_t random_cases, std::uint64_t seed, const std::string& device);
+std::size_t report_corners(mx::MmaForm f, const ValidationFile& vf, std::ostream& os);
 
 // CPU emulation of the GPU by the documented maps and model p (nullptr: off).
 // For tests of the decoding and fitting logic on machines without a GPU.

@@ -6,7 +6,8 @@
 // Extra options: --cases N (random numerics cases per form, default 1000000),
 // --fit N (cases used to fit the C9 model, default 65536), --seed S,
 // --no-fragments, --no-numerics, --threads T, --refit DIR (fit again on the
-// CPU from the numerics files a previous run wrote to DIR).
+// CPU from the numerics files a previous run wrote to DIR), --corners
+// [--corner-cases N] (issue 13 corner classes and the validation sample).
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -32,7 +33,8 @@ using mx::Operand;
 namespace pr = mxk::probes;
 
 struct Opts {
-  bool list = false, fragments = true, numerics = true, grid = true;
+  bool list = false, fragments = true, numerics = true, grid = true, corners = false;
+  std::size_t corner_cases = 100000;
   std::vector<std::string> names;
   std::string out, refit;
   std::size_t cases = 1000000, fit = 65536;
@@ -510,6 +512,37 @@ int refit(const std::string& dir, const std::vector<MmaForm>& forms, const Opts&
   return 0;
 }
 
+// --corners: every listed form that has a fitted model (all such forms when
+// none is named). Returns 1 on any mismatch, 0 otherwise.
+int run_corners_all(const std::vector<MmaForm>& forms, bool all, const Opts& o, const std::string& device) {
+  std::size_t bad = 0;
+  std::vector<std::string> summary;
+  for (MmaForm f : forms) {
+    const auto& fi = mx::form_info(f);
+    if (!pr::has_float_numerics(f)) {
+      if (!all) throw mx::InvalidArgument(std::string("probe --corners: ") + std::string(fi.name) + " has no fitted fp32 model");
+      continue;
+    }
+    std::string why;
+    if (!pr::runnable(f, &why)) {
+      std::cout << "SKIP " << fi.name << ": unavailable (" << why << ")\n";
+      summary.push_back(std::string(fi.name) + ": unavailable");
+      if (!all) ++bad;
+      continue;
+    }
+    const pr::ValidationFile vf = pr::run_corner_cases(f, o.corner_cases, o.seed, device);
+    const std::size_t n = pr::report_corners(f, vf, std::cout);
+    std::cout.flush();
+    write_file(o.out, file_stem(f) + "_validation.bin", pr::validation_bytes(vf));
+    summary.push_back(std::string(fi.name) + ": " + std::to_string(vf.cases()) + " cases, " + std::to_string(n) +
+                      " mismatches");
+    bad += n;
+  }
+  std::cout << "---- corners summary ----\n";
+  for (const auto& x : summary) std::cout << "  " << x << "\n";
+  return bad ? 1 : 0;
+}
+
 }  // namespace
 
 int probe_main(const std::vector<std::string>& args) {
@@ -531,9 +564,15 @@ int probe_main(const std::vector<std::string>& args) {
       else if (a == "--no-fragments") o.fragments = false;
       else if (a == "--no-numerics") o.numerics = false;
       else if (a == "--no-grid") o.grid = false;
+      else if (a == "--corners") o.corners = true;
+      else if (a == "--corner-cases") o.corner_cases = std::stoull(next());
       else if (a == "--help" || a == "-h") {
         std::cout << "usage: probe [--list] [NAME...] [--out DIR] [--cases N] [--fit N] [--seed S] "
-                     "[--no-fragments] [--no-numerics] [--threads T]\n";
+                     "[--no-fragments] [--no-numerics] [--threads T]\n"
+                     "       probe --corners [NAME...] [--out DIR] [--corner-cases N] [--seed S]\n"
+                     "  --corners: the issue 13 corner classes (named features + N random cases per form,\n"
+                     "  default 100000) on every form with a fitted model; prints per class the cases and\n"
+                     "  the fitted model's mismatches; writes <form>_validation.bin under DIR\n";
         return 0;
       } else if (!a.empty() && a[0] == '-') throw mx::InvalidArgument("probe: unknown option " + a);
       else o.names.push_back(a);
@@ -564,6 +603,7 @@ int probe_main(const std::vector<std::string>& args) {
       return 0;
     }
     if (!o.out.empty()) std::filesystem::create_directories(o.out);
+    if (o.corners) return run_corners_all(forms, all, o, have ? dev : "none");
     std::size_t total = 0;
     std::vector<std::string> summary;
     for (MmaForm f : forms) {

@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(128) wgmma_kernel(const std::uint32_t* __restr
   __shared__ alignas(1024) std::uint8_t sB[kSmemB];
   const int tid = static_cast<int>(threadIdx.x);
   const std::size_t tile = blockIdx.x;
-  for (int i = tid; i < kSmemA; i += 128) sA[i] = 0xFF;  // poison: NaN in bf16 and e4m3
+  for (int i = tid; i < kSmemA; i += 128) sA[i] = 0xFF;  // poison: NaN in bf16, e4m3 and e5m2
   for (int i = tid; i < kSmemB; i += 128) sB[i] = 0xFF;
   __syncthreads();
   if (!RS) {
@@ -184,9 +184,19 @@ __global__ void __launch_bounds__(128) wgmma_kernel(const std::uint32_t* __restr
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%0,%1,%2,%3}, %4, %5, p, 1, 1;\n}\n"
                  : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3) : "l"(da), "l"(db), "r"(use_c) : "memory");
-  } else {
+  } else if constexpr (form == MmaForm::wgmma_e4m3_m64n8k32_rs) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %9, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%0,%1,%2,%3}, {%4,%5,%6,%7}, %8, p, 1, 1;\n}\n"
+                 : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(db), "r"(use_c) : "memory");
+  } else if constexpr (form == MmaForm::wgmma_e5m2_m64n8k32_ss) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n8k32.f32.e5m2.e5m2 {%0,%1,%2,%3}, %4, %5, p, 1, 1;\n}\n"
+                 : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3) : "l"(da), "l"(db), "r"(use_c) : "memory");
+  } else {
+    static_assert(form == MmaForm::wgmma_e5m2_m64n8k32_rs, "wgmma_kernel: not a wgmma form");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %9, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n8k32.f32.e5m2.e5m2 {%0,%1,%2,%3}, {%4,%5,%6,%7}, %8, p, 1, 1;\n}\n"
                  : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
                  : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(db), "r"(use_c) : "memory");
   }
@@ -388,6 +398,8 @@ void run_batch(MmaForm f, TileBatch& b, int smem_variant) {
     case MmaForm::wgmma_bf16_m64n8k16_ss: return launch_wgmma<8, false>(b, smem_variant);
     case MmaForm::wgmma_e4m3_m64n8k32_rs: return launch_wgmma<9, true>(b, smem_variant);
     case MmaForm::wgmma_e4m3_m64n8k32_ss: return launch_wgmma<10, false>(b, smem_variant);
+    case MmaForm::wgmma_e5m2_m64n8k32_rs: return launch_wgmma<14, true>(b, smem_variant);
+    case MmaForm::wgmma_e5m2_m64n8k32_ss: return launch_wgmma<15, false>(b, smem_variant);
     default: throw mx::InvalidArgument(std::string(mx::form_info(f).name) + ": block-scaled; use run_scale_batch");
   }
 }

@@ -91,7 +91,8 @@ int bitlen(u128 x) {
 int lead(const Term& t) { return t.lsb + static_cast<int>(std::bit_width(t.sig)) - 1; }
 
 // Round (neg, mag * 2^unit) to p significant bits (fp32 exponent range,
-// gradual underflow), returning fp32 bits.
+// gradual underflow), returning fp32 bits. Any shift is handled, also one of
+// 128 bits or more (a sum far below 2^-149: every bit is rounded away).
 std::uint32_t round_to_f32(bool neg, u128 mag, int unit, int p, HwRound r, bool overflow_inf = false,
                            bool ftz = false) {
   const std::uint32_t sign = neg ? 0x80000000u : 0u;
@@ -100,16 +101,23 @@ std::uint32_t round_to_f32(bool neg, u128 mag, int unit, int p, HwRound r, bool 
   int shift = std::max(bl - p, -149 - unit);
   u128 q = mag;
   if (shift > 0) {
-    const u128 rem = mag & ((u128{1} << shift) - 1);
-    q = mag >> shift;
-    const bool up = r == HwRound::rne ? (rem > (u128{1} << (shift - 1)) ||
-                                         (rem == (u128{1} << (shift - 1)) && (q & 1)))
-                  : r == HwRound::rd ? (neg && rem != 0)
-                                     : false;
+    bool up = false;
+    if (shift > bl) {  // mag < 2^(shift-1): below half of the last place
+      q = 0;
+      up = r == HwRound::rd && neg;
+    } else {  // 0 < shift <= bl <= 128
+      const u128 rem = shift == 128 ? mag : (mag & ((u128{1} << shift) - 1));
+      const u128 half = u128{1} << (shift - 1);
+      q = shift == 128 ? 0 : (mag >> shift);
+      up = r == HwRound::rne ? (rem > half || (rem == half && (q & 1)))
+         : r == HwRound::rd  ? (neg && rem != 0)
+                             : false;
+    }
     if (up) ++q;
   } else {
     shift = 0;
   }
+  if (q == 0) return sign;
   const int e_lsb = unit + shift;
   const int ld = e_lsb + bitlen(q) - 1;
   if (ld > 127) {
@@ -119,6 +127,40 @@ std::uint32_t round_to_f32(bool neg, u128 mag, int unit, int p, HwRound r, bool 
   if (ftz && ld < -126) return sign;
   const double v = std::ldexp(static_cast<double>(static_cast<std::uint64_t>(q)), e_lsb);
   return sign | std::bit_cast<std::uint32_t>(static_cast<float>(v));
+}
+
+// a * 2^ua + b * 2^ub with |a|, |b| < 2^64, as (value, unit) in an i128: exact
+// when the terms are within 100 bits of each other; otherwise the bits of the
+// smaller term below 2^(hi - 100) become one sticky bit, which changes no
+// rounding to <= 64 bits (the sum and its stand-in lie strictly between the
+// same two multiples of that unit, and the last place is far above it).
+i128 add_sticky(i128 a, int ua, i128 b, int ub, int* unit) {
+  if (a == 0 || b == 0) {
+    *unit = a == 0 ? ub : ua;
+    return a == 0 ? b : a;
+  }
+  auto mag = [](i128 v) { return static_cast<u128>(v < 0 ? -v : v); };
+  const int hi = std::max(ua + bitlen(mag(a)), ub + bitlen(mag(b)));
+  const int U = std::max(std::min(ua, ub), hi - 100);
+  auto to_u = [&](i128 v, int u) -> i128 {  // v * 2^u in units of 2^(U-1), sticky cut
+    const bool neg = v < 0;
+    u128 m = mag(v);
+    if (u >= U) {
+      m <<= (u - U);  // u - U + bitlen <= hi - U <= 100
+    } else {
+      const int sh = U - u;
+      const bool lost = sh >= 128 ? true : (m & ((u128{1} << sh) - 1)) != 0;
+      m = sh >= 128 ? 0 : (m >> sh);
+      m <<= 1;
+      if (lost) m |= 1;
+      return neg ? -static_cast<i128>(m) : static_cast<i128>(m);
+    }
+    m <<= 1;
+    return neg ? -static_cast<i128>(m) : static_cast<i128>(m);
+  };
+  const i128 s = to_u(a, ua) + to_u(b, ub);
+  *unit = U - 1;
+  return s;
 }
 
 Term f32_term(std::uint32_t bits) { return unpack(Elem::f32, bits).t; }
@@ -220,50 +262,53 @@ std::uint32_t run_model(const HwModelParams& p, const Prepared& pr) {
     const int e = std::min(n, s + g);
     int E = INT32_MIN;
     bool all_zero_neg = true, any = false;
-    auto consider = [&](const Term& t, bool is_prod) {
+    auto consider = [&](const Term& t, int exp) {
       if (t.sig == 0) {
         all_zero_neg = all_zero_neg && t.neg;
         return;
       }
       any = true;
-      E = std::max(E, (p.nominal_exp && is_prod) ? (p.widen_f16 ? t.nom16 : t.nom) : lead(t));
+      E = std::max(E, exp);
     };
-    for (int i = s; i < e; ++i) consider(P[static_cast<std::size_t>(i)], true);
+    for (int i = s; i < e; ++i) {
+      const Term& t = P[static_cast<std::size_t>(i)];
+      consider(t, p.nominal_exp ? (p.widen_f16 ? t.nom16 : t.nom) : lead(t));
+    }
     if (p.c_in_group) {
+      // Corner 2 (H100): with exponent-field alignment a subnormal C (or
+      // accumulator) counts at its field's exponent 2^-126, not its leading bit.
       if (acc_zero) all_zero_neg = all_zero_neg && acc_negzero;
-      else consider(acc, false);
+      else consider(acc, p.nominal_exp ? std::max(lead(acc), -126) : lead(acc));
     }
     if (!any) {
       if (!p.c_in_group && !acc_zero) continue;
       acc_zero = true;
-      acc_negzero = all_zero_neg && (p.c_in_group || acc_negzero);
+      // Corner 3 (H100): a group of zero terms gives +0 even when C and every
+      // product are -0 (C in the group); C added after the group keeps IEEE signs.
+      acc_negzero = !p.c_in_group && all_zero_neg && acc_negzero;
       acc = Term{};
       continue;
     }
     const int unit = E - p.frac_bits;
     i128 sum = 0;
     for (int i = s; i < e; ++i) sum += cut(P[static_cast<std::size_t>(i)], unit, p.align);
-    std::uint32_t r;
+    i128 tot = sum;
+    int u2 = unit;
     if (p.c_in_group) {
-      if (!acc_zero) sum += cut(acc, unit, p.align);
-      r = round_to_f32(sum < 0, static_cast<u128>(sum < 0 ? -sum : sum), unit, p.out_mbits + 1, p.out_round,
-                       p.overflow_inf, p.ftz);
-    } else {
-      // Group sum (cut), then acc + group sum exactly, rounded once.
-      int u2 = unit;
-      i128 tot = sum;
-      if (!acc_zero) {
-        u2 = std::min(unit, acc.lsb);
-        tot = (sum << (unit - u2)) + (acc.neg ? -static_cast<i128>(acc.sig) : static_cast<i128>(acc.sig)) *
-                                          (i128{1} << (acc.lsb - u2));
-      }
-      r = round_to_f32(tot < 0, static_cast<u128>(tot < 0 ? -tot : tot), u2, p.out_mbits + 1, p.out_round,
-                       p.overflow_inf, p.ftz);
+      if (!acc_zero) tot += cut(acc, unit, p.align);
+    } else if (!acc_zero) {
+      // Group sum (cut), then acc + group sum, rounded once.
+      tot = add_sticky(sum, unit, acc.neg ? -static_cast<i128>(acc.sig) : static_cast<i128>(acc.sig), acc.lsb, &u2);
     }
+    std::uint32_t r = round_to_f32(tot < 0, static_cast<u128>(tot < 0 ? -tot : tot), u2, p.out_mbits + 1,
+                                   p.out_round, p.overflow_inf, p.ftz);
     if ((r & 0x7F800000u) == 0x7F800000u) return r;  // overflow to Inf
+    // Corner 1 (H100): a sum that is cut (or rounded, or flushed) to zero is +0,
+    // whatever the sign of the exact sum.
+    if ((r & 0x7FFFFFFFu) == 0) r = 0;
     acc = f32_term(r);
     acc_zero = acc.sig == 0;
-    acc_negzero = acc_zero && acc.neg;
+    acc_negzero = false;
   }
   const std::uint32_t t = acc_zero ? (acc_negzero ? 0x80000000u : 0u)
                                    : round_to_f32(acc.neg, acc.sig, acc.lsb, 24, HwRound::rz);
@@ -519,6 +564,11 @@ std::uint64_t exact_sum_f64(const std::vector<T64>& ts, HwRound r) {
       lo = std::min(lo, t.lsb);
       hi = std::max(hi, lead64(t));
     }
+  if (lo == INT32_MAX) {  // every term zero (hi - lo would overflow)
+    bool all_neg = true;
+    for (const T64& t : ts) all_neg = all_neg && t.neg;
+    return all_neg ? (std::uint64_t{1} << 63) : 0;
+  }
   const std::size_t nl = static_cast<std::size_t>((hi - lo + 1) / 64 + 4);
   std::vector<std::uint64_t> P(nl, 0), N(nl, 0);
   auto add = [&](std::vector<std::uint64_t>& acc, u128 sig, int off) {
@@ -746,6 +796,8 @@ HwModelParams h100_fitted_model(MmaForm f) {
       return p;
     case MmaForm::wgmma_e4m3_m64n8k32_rs:
     case MmaForm::wgmma_e4m3_m64n8k32_ss:
+    case MmaForm::wgmma_e5m2_m64n8k32_rs:  // e5m2: the e4m3 parameters until the probes
+    case MmaForm::wgmma_e5m2_m64n8k32_ss:  // have measured it (kernels/probes/run-corners.sh)
       // C9's published Hopper fp8 model: 13 fraction bits, result cut to 13.
       p.group = 32;
       p.frac_bits = 13;

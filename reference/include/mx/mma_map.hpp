@@ -43,8 +43,10 @@ enum class MmaForm : std::uint8_t {
   mma_mxf8f6f4_m16n8k32,   // sm_120a, e4m3 x e4m3 with ue8m0 block scales
   mma_mxf4_m16n8k64,       // sm_120a, e2m1 with ue8m0, scale_vec::2X
   mma_mxf4nvf4_m16n8k64,   // sm_120a, e2m1 with ue4m3, scale_vec::4X
+  wgmma_e5m2_m64n8k32_rs,  // (appended: the numbering of the forms above is kept)
+  wgmma_e5m2_m64n8k32_ss,
 };
-inline constexpr int kNumMmaForms = 14;
+inline constexpr int kNumMmaForms = 16;
 
 enum class Operand : std::uint8_t { A, B, C };  // C stands for C and D (same map)
 
@@ -80,6 +82,8 @@ inline constexpr MmaFormInfo kMmaForms[kNumMmaForms] = {
   {"mma.m16n8k32.mxf8f6f4", "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0", 16, 8, 32, 32, Elem::e4m3, Elem::e4m3, Elem::f32, 4, 4, 2, 4, 4, 1, 120, true},
   {"mma.m16n8k64.mxf4", "mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0", 16, 8, 64, 32, Elem::e2m1, Elem::e2m1, Elem::f32, 4, 8, 2, 8, 4, 1, 120, true},
   {"mma.m16n8k64.mxf4nvf4", "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3", 16, 8, 64, 32, Elem::e2m1, Elem::e2m1, Elem::f32, 4, 8, 2, 8, 4, 1, 120, true},
+  {"wgmma.m64n8k32.e5m2.rs", "wgmma.mma_async.sync.aligned.m64n8k32.f32.e5m2.e5m2 (A in registers)", 64, 8, 32, 128, Elem::e5m2, Elem::e5m2, Elem::f32, 4, 4, 0, 0, 4, 1, 90, true},
+  {"wgmma.m64n8k32.e5m2.ss", "wgmma.mma_async.sync.aligned.m64n8k32.f32.e5m2.e5m2 (A in shared memory)", 64, 8, 32, 128, Elem::e5m2, Elem::e5m2, Elem::f32, 0, 0, 0, 0, 4, 1, 90, true},
 };
 // clang-format on
 
@@ -88,10 +92,12 @@ constexpr const MmaFormInfo& form_info(MmaForm f) { return kMmaForms[static_cast
 // Device-usable pieces of the table (the table itself is host-only data).
 MX_HD constexpr bool is_wgmma(MmaForm f) {
   return f == MmaForm::wgmma_bf16_m64n8k16_rs || f == MmaForm::wgmma_bf16_m64n8k16_ss ||
-         f == MmaForm::wgmma_e4m3_m64n8k32_rs || f == MmaForm::wgmma_e4m3_m64n8k32_ss;
+         f == MmaForm::wgmma_e4m3_m64n8k32_rs || f == MmaForm::wgmma_e4m3_m64n8k32_ss ||
+         f == MmaForm::wgmma_e5m2_m64n8k32_rs || f == MmaForm::wgmma_e5m2_m64n8k32_ss;
 }
 MX_HD constexpr bool a_in_regs(MmaForm f) {
-  return f != MmaForm::wgmma_bf16_m64n8k16_ss && f != MmaForm::wgmma_e4m3_m64n8k32_ss;
+  return f != MmaForm::wgmma_bf16_m64n8k16_ss && f != MmaForm::wgmma_e4m3_m64n8k32_ss &&
+         f != MmaForm::wgmma_e5m2_m64n8k32_ss;
 }
 MX_HD constexpr int per_reg(MmaForm f, int op /* 0 A, 1 B, 2 C */) {
   if (op == 2) return 1;
@@ -151,6 +157,7 @@ MX_HD constexpr RowCol documented(MmaForm f, Operand op, int lane, int reg, int 
     case MmaForm::mma_e5m2_m16n8k32:
     case MmaForm::mma_s8_m16n8k32:
     case MmaForm::wgmma_e4m3_m64n8k32_rs:
+    case MmaForm::wgmma_e5m2_m64n8k32_rs:
     case MmaForm::mma_mxf8f6f4_m16n8k32:
       if (op == Operand::A) return {row0 + g + 8 * ((i >> 2) & 1), 4 * t + (i & 3) + 16 * (i >> 3)};
       return {4 * t + (i & 3) + 16 * (i >> 2), g};
