@@ -267,3 +267,41 @@ TEST(GemmGate, Errors) {
 }
 
 }  // namespace
+
+namespace {
+// Diagnostic (run with --gtest_also_run_disabled_tests): one -Inf in A, which
+// columns does the hardware give NaN where the model gives +-Inf?
+TEST(GemmDiag, DISABLED_W4a16InfInA) {
+  REQUIRE_GPU();
+  for (std::int64_t k : {77, 80, 96, 200})
+    for (std::int64_t kinf : {5, 75})
+      for (int bn : {32, 128})
+        for (bool with_c : {false, true}) {
+          if (kinf >= k) continue;
+          const std::int64_t m = 3, n = 40;
+          const auto af = random_matrix(m, k, 11, 4.0);
+          std::vector<std::uint16_t> a(af.size());
+          for (std::size_t i = 0; i < a.size(); ++i) a[i] = mx::f32_to_bf16_rne(af[i]);
+          a[static_cast<std::size_t>(2 * k + kinf)] = 0xFF80;
+          mx::Quantized b = quantize("mxfp4", random_matrix(n, k, 12), n, k, kDense);
+          std::vector<float> c;
+          if (with_c) c = random_matrix(m, n, 13, 20.0);
+          const float* cp = with_c ? c.data() : nullptr;
+          const auto ub = mx::c11_unpack(b);
+          const auto want = mx::c11_w4a16_gemm(a.data(), m, ub, cp, Fmt::fp32, 4);
+          const auto got = mxk::w4a16_gemm_device(a.data(), m, b, cp, Fmt::fp32, 0x7F, bn);
+          std::ostringstream os;
+          int bad = 0;
+          for (std::int64_t j = 0; j < n; ++j) {
+            const std::size_t i = static_cast<std::size_t>(2 * n + j);
+            if (got[i] != want[i]) {
+              ++bad;
+              os << " n" << j << ":hw" << std::hex << got[i] << "/m" << want[i] << "/b" << int{ub.codes[static_cast<std::size_t>(j * k + kinf)]}
+                 << "/s" << int{ub.scales[static_cast<std::size_t>(j * ub.nkb + kinf / 32)]} << std::dec;
+            }
+          }
+          std::printf("[diag] k=%ld kinf=%ld bn=%d c=%d: %d of %ld differ%s\n", static_cast<long>(k),
+                      static_cast<long>(kinf), bn, with_c ? 1 : 0, bad, static_cast<long>(n), os.str().c_str());
+        }
+}
+}  // namespace

@@ -65,7 +65,9 @@ std::uint32_t c11_output_bits(float acc, Fmt out) {
   return f32_bits(acc);
 }
 
-HwModelParams c11_fp8_params() { return h100_fitted_model(MmaForm::wgmma_e4m3_m64n8k32_ss); }
+HwModelParams c11_fp8_params(Fmt elem) {
+  return h100_fitted_model(elem == Fmt::e5m2 ? MmaForm::wgmma_e5m2_m64n8k32_ss : MmaForm::wgmma_e4m3_m64n8k32_ss);
+}
 HwModelParams c11_bf16_params() { return h100_fitted_model(MmaForm::wgmma_bf16_m64n8k16_ss); }
 
 ScaledOperand C11Operand::view() const {
@@ -102,7 +104,8 @@ C11Operand c11_unpack(const Quantized& q) {
 }
 
 float c11_mxfp8_acc(const C11Operand& a, std::int64_t m, const C11Operand& b, std::int64_t n, float c) {
-  static const HwModelParams params = c11_fp8_params();
+  static const HwModelParams p4 = c11_fp8_params(Fmt::e4m3), p5 = c11_fp8_params(Fmt::e5m2);
+  const HwModelParams& params = a.elem == Fmt::e5m2 ? p5 : p4;
   const Elem e = a.elem == Fmt::e5m2 ? Elem::e5m2 : Elem::e4m3;
   DotCase cs;
   cs.a.assign(kV, 0);

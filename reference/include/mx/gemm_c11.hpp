@@ -39,8 +39,9 @@ std::uint16_t c11_widen_e2m1(std::uint8_t code, std::uint8_t e);
 // low 16 bits; NaN canonical. `out` is Fmt::fp32 or Fmt::bf16.
 std::uint32_t c11_output_bits(float acc, Fmt out);
 
-// The fp8 wgmma model (group 32, 13 bits) used for both e4m3 and e5m2.
-HwModelParams c11_fp8_params();
+// The fitted fp8 wgmma model of the element format (h100_fitted_model of the
+// e4m3 or e5m2 m64n8k32 form: group 32, 13 bits).
+HwModelParams c11_fp8_params(Fmt elem = Fmt::e4m3);
 // The bf16 wgmma model (group 16 with the accumulator, 25 bits).
 HwModelParams c11_bf16_params();
 
