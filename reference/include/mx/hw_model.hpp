@@ -11,7 +11,7 @@
 //     terms = {acc, p_j ...}             (c_in_group; else acc is added after)
 //     E     = max over nonzero terms of their exponent (the leading-bit
 //             exponent, or for products the sum of the operands' exponent
-//             fields when `nominal_exp`)
+//             fields when `nominal_exp`), raised to `min_align_exp`
 //     each term is aligned to E and cut to `frac_bits` bits below 2^E
 //             (toward zero: align = rz; toward -inf: align = rd)
 //     the cut terms are summed exactly, normalized once and rounded to
@@ -62,6 +62,13 @@ struct HwModelParams {
   // emits for mma.sync e4m3/e5m2 on sm_90 (seen in the SASS on the H100:
   // F2FP.F16.E4M3.UNPACK_B, HMMA.16816.F32 from RZ, HMMA.16816.F32, FADD).
   bool c_fadd_end = false;
+  // The alignment exponent E never lies below 2^min_align_exp: a group whose
+  // terms all lie below it (C zero, every product tiny) is aligned at
+  // 2^min_align_exp and cut to frac_bits below that. The H100 bf16/tf32 forms
+  // need -133 (the cut at 2^-158; issue 13's below126_czero corner); the
+  // default leaves E unclamped.
+  int min_align_exp = kNoAlignFloor;
+  static constexpr int kNoAlignFloor = -(1 << 30);
   friend bool operator==(const HwModelParams&, const HwModelParams&) = default;
 };
 
