@@ -17,11 +17,14 @@
 //     the cut terms are summed exactly, normalized once and rounded to
 //     `out_mbits` fraction bits with `out_round` (fp32 range)
 //   d = acc
-// with the products taken in `k_order`; `widen_f16`, `overflow_inf` and `ftz`
-// are the further switches the H100 probes needed (see the fields).
+// with the products taken in `k_order`; `widen_f16`, `overflow_inf`,
+// `c_fadd_end` and `min_align_exp` are the further switches the H100 probes
+// needed, `ftz` one the grid tries (no fitted form uses it; see the fields).
 //
-// Products are exact. NaN/Inf follow IEEE (any NaN, Inf*0 or Inf-Inf gives
-// NaN; the hardware's NaN bits are compared as a class).
+// Products are exact. NaN/Inf are met in k order, group by group (C's
+// first): any NaN, Inf*0 or Inf-Inf gives NaN, and a group whose finite sum
+// overflows turns the accumulator into that Inf, which a later Inf of the
+// other sign makes NaN; the hardware's NaN bits are compared as a class.
 #pragma once
 
 #include <cstdint>
