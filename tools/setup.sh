@@ -10,7 +10,8 @@ build=${MX_BUILD_DIR:-build}
 
 pkgs=(build-essential cmake ninja-build pkg-config git
       libgtest-dev libgmock-dev googletest librapidcheck-dev libfccp-dev libbenchmark-dev
-      llvm-19-dev libcli11-dev libssl-dev clang-19 libclang-rt-19-dev python3 python3-numpy)
+      llvm-19-dev libcli11-dev libssl-dev clang-19 libclang-rt-19-dev python3 python3-numpy
+      python3-dev pybind11-dev python3-pytest python3-hypothesis nlohmann-json3-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

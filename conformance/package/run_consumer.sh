@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# run_consumer.sh BUILD_DIR WORK_DIR - the CMake package test (issue 8 point 2):
+# run_consumer.sh BUILD_DIR WORK_DIR [CXX_FLAGS] - the CMake package test (issue 8 point 2):
 # installs BUILD_DIR into a fresh prefix, builds consumer/ against it with
 # find_package(mxconform), runs its passing gtests, and checks that a
 # deliberate mismatch fails with the first-difference report.
 set -euo pipefail
-build=$1 work=$2
+build=$1 work=$2 flags=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
@@ -12,7 +12,8 @@ test -f "$work/prefix/lib/cmake/mxconform/mxconformConfig.cmake"
 test -f "$work/prefix/lib/cmake/mxconform/mxconformConfigVersion.cmake"
 test -f "$work/prefix/include/mx/testing/gtest.hpp"
 cmake -S "$here/consumer" -B "$work/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$work/prefix" -Dmxconform_DIR="$work/prefix/lib/cmake/mxconform" > "$work/configure.log"
+  -DCMAKE_PREFIX_PATH="$work/prefix" -Dmxconform_DIR="$work/prefix/lib/cmake/mxconform" \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" > "$work/configure.log"
 cmake --build "$work/consumer" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
 # The consumer must have compiled against the installed headers, not the source tree.
 if grep -q "$(cd "$here/../.." && pwd)/reference/include" "$work/consumer/build.ninja"; then
