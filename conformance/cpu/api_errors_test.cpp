@@ -1,5 +1,5 @@
 // api_errors_test.cpp - bad input raises a typed mx:: error with a one-line
-// message; nothing aborts (issue 2 acceptance; CONTRACT C2/C4/C7 domains).
+// message; nothing aborts (issue 2 acceptance; SPEC C2/C4/C7 domains).
 #include <gtest/gtest.h>
 
 #include <limits>

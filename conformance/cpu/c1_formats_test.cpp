@@ -1,4 +1,4 @@
-// c1_formats_test.cpp - CONTRACT C1: every code of every format decodes to the
+// c1_formats_test.cpp - SPEC C1: every code of every format decodes to the
 // value the C1 table defines (fast path vs the oracle vs hand-written rows),
 // and the mx:: / mxo:: enums line up by name.
 #include <gtest/gtest.h>

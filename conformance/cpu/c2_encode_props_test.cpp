@@ -1,4 +1,4 @@
-// c2_encode_props_test.cpp - CONTRACT C2 properties (RapidCheck): the fast
+// c2_encode_props_test.cpp - SPEC C2 properties (RapidCheck): the fast
 // encoder equals the oracle for every format, rounding, overflow and NaN
 // policy and fp32/bf16/fp16 inputs; decode(encode(x)) is the nearest value
 // (brute force over all codes); encode is monotone; sign symmetry.

@@ -1,4 +1,4 @@
-// c2_encode_table_test.cpp - CONTRACT C2 tables: hand-computed rows with their
+// c2_encode_table_test.cpp - SPEC C2 tables: hand-computed rows with their
 // reason, and every midpoint of every element format with its two fp32
 // neighbours under every rounding and policy, expected codes derived from the
 // pair of neighbouring codes (and checked against the oracle too).

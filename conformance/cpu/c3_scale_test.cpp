@@ -1,4 +1,4 @@
-// c3_scale_test.cpp - CONTRACT C3: the four scale rules (hand rows including
+// c3_scale_test.cpp - SPEC C3: the four scale rules (hand rows including
 // the worked e4m3 cases, every power-of-two boundary and its fp32
 // neighbours, clamping, amax = 0, subnormal amax), non-finite blocks, and
 // fast path vs oracle for every rule and element format.
@@ -263,7 +263,7 @@ TEST(C3, RceilBoundaries) {
                              << " => observed " << hex(got) << ", expected " << hex(want);
         ++cases;
       }
-      // q = amax * fp32(1/max) <= 2^j at lo, > 2^j at hi (CONTRACT C3 rceil).
+      // q = amax * fp32(1/max) <= 2^j at lo, > 2^j at hi (SPEC C3 rceil).
       EXPECT_EQ(mxo::scale_code(lo, to_o(f), mxo::ScaleRule::rceil), target);
     }
   }

@@ -1,4 +1,4 @@
-// c4_quantize_test.cpp - CONTRACT C4 (with C3, C6, C7): whole-tensor
+// c4_quantize_test.cpp - SPEC C4 (with C3, C6, C7): whole-tensor
 // quantization bytes equal the bytes the oracle builds block by block
 // (oracle packing and oracle layout offsets), for random ragged and batched
 // shapes, rowwise / colwise (source and transposed data), every layout and

@@ -1,9 +1,9 @@
-// c5_nvfp4_test.cpp - CONTRACT C5: NVFP4 in both operation orders. Small
+// c5_nvfp4_test.cpp - SPEC C5: NVFP4 in both operation orders. Small
 // hand-computed cases, and the fast path vs the oracle, whose every fp32
 // operation is an exact product/quotient rounded once (RNE).
 //
 // Operation orders modelled by the oracle:
-//  - TransformerEngine: as written in CONTRACT C5.
+//  - TransformerEngine: as written in SPEC C5.
 //  - torchao: torchao/prototype/mx_formats/nvfp4_tensor.py, nvfp4_quantize:
 //    block_scale = max_abs / 6; s = e4m3(clamp(block_scale / pts, E4M3_EPS,
 //    448)); total_scale = pts * s; data = clamp(x / total_scale, -6, 6).

@@ -1,4 +1,4 @@
-// c6_pack_test.cpp - CONTRACT C6: packing worked examples by hand, and
+// c6_pack_test.cpp - SPEC C6: packing worked examples by hand, and
 // pack/unpack vs the oracle's bit-level packing for random rows.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

@@ -1,4 +1,4 @@
-// c7_layout_test.cpp - CONTRACT C7: the worked tcgen05 offsets by hand, the
+// c7_layout_test.cpp - SPEC C7: the worked tcgen05 offsets by hand, the
 // padded 200 x 192 buffer (2048 bytes, every padding byte 0x00 after a real
 // quantization), and for many random shapes (ragged, batched) every layout
 // is a bijection onto its buffer (padding excluded) with scale_coord its

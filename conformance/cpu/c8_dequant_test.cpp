@@ -1,4 +1,4 @@
-// c8_dequant_test.cpp - CONTRACT C8: dequantization is the exact product
+// c8_dequant_test.cpp - SPEC C8: dequantization is the exact product
 // decode(element) * 2^(scale - 127) rounded once (RNE) to fp32 / bf16 / fp16;
 // a 0xFF scale gives NaN. Hand rows and every (element code, scale code)
 // pair of every format vs the oracle.

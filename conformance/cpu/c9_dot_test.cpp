@@ -1,4 +1,4 @@
-// c9_dot_test.cpp - CONTRACT C9: the exact block-scaled dot product. Small
+// c9_dot_test.cpp - SPEC C9: the exact block-scaled dot product. Small
 // hand-computed cases (cancellation, a sum needing more than fp32
 // precision, a tie decided by a tiny term, NaN/Inf propagation) and the fast
 // path vs the oracle's 2048-bit fixed-point sum for random operands.

@@ -4,7 +4,7 @@
 // through x * 64 and roundToIntegral) and every rounding mode both have (rne,
 // rtz, rna, ru), both overflow policies and both NaN policies, from fp32
 // (structured + random sample), bf16 and fp16 (sampled here; all 2^16 in the
-// `exhaustive` label). CONTRACT C2. Policy mapping and documented
+// `exhaustive` label). SPEC C2. Policy mapping and documented
 // differences: xcheck/apfloat_ref.hpp.
 #include <gtest/gtest.h>
 

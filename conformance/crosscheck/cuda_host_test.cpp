@@ -3,7 +3,7 @@
 // cuda_fp6.h, cuda_fp4.h, e8m0 included), sampled for fp32 (structured plus
 // random, a few million per conversion) and complete for bf16 and fp16
 // inputs (all 2^16 each), plus every code of every decode direction.
-// CONTRACT C2 (element conversion), C1/C3 (ue8m0). The policy each CUDA
+// SPEC C2 (element conversion), C1/C3 (ue8m0). The policy each CUDA
 // function matches and the documented differences: xcheck/cuda_host.hpp.
 #include <gtest/gtest.h>
 

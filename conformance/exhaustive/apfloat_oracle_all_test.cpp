@@ -8,7 +8,7 @@
 //   overflow x int8 range under the default NaN policy; the other NaN policy
 //   on the structured set plus 2^20 random inputs, see cases_for) compared
 //   with APFloat and with the oracle.
-// CONTRACT C2 (and C1 for ue8m0/ue4m3). APFloat mapping and documented
+// SPEC C2 (and C1 for ue8m0/ue4m3). APFloat mapping and documented
 // differences: ../crosscheck/xcheck/apfloat_ref.hpp.
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // inputs through every conversion the CUDA 13 host functions define
 // (e4m3/e5m2 rne with saturate and propagate; e3m2/e2m3/e2m1 rne and rtz with
 // saturate; ue8m0 rtz and round-up with saturate), each compared with the
-// reference encoder under the policy it matches (CONTRACT C2; C1/C3 for
+// reference encoder under the policy it matches (SPEC C2; C1/C3 for
 // ue8m0). Policy mapping and documented differences: xcheck/cuda_host.hpp.
 #include <gtest/gtest.h>
 

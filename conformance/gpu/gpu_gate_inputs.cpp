@@ -1,7 +1,7 @@
 // gpu_gate_inputs.cpp - deterministic inputs for the `gpu` gate: random
 // bits over several exponent ranges, specials (NaN, Inf, -0, subnormals,
 // all-zero blocks) and structured midpoints between adjacent element codes
-// (CONTRACT C2 ties), plus byte comparison with a readable first difference.
+// (SPEC C2 ties), plus byte comparison with a readable first difference.
 #include <cmath>
 #include <cstdio>
 #include <cstring>

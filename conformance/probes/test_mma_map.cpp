@@ -1,4 +1,4 @@
-// test_mma_map.cpp - CONTRACT C10: the documented fragment maps as pure
+// test_mma_map.cpp - SPEC C10: the documented fragment maps as pure
 // functions, and the CSV/SVG pictures made from them.
 #include <gtest/gtest.h>
 

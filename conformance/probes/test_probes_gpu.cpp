@@ -1,6 +1,6 @@
 // test_probes_gpu.cpp - the issue 5 gate on real hardware (label gpu):
 // every runnable sm_90 form's measured fragment map equals the documented
-// map (CONTRACT C10), and the C9 model fitted on the H100
+// map (SPEC C10), and the C9 model fitted on the H100
 // (mx::h100_fitted_model; f64: mx::h100_fitted_f64_model) reproduces 10^6
 // fresh random hardware cases per float form bit for bit (s8: the exact int32
 // dot product). Skips with the

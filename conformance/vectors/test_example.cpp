@@ -1,5 +1,5 @@
 // test_example.cpp - the README's worked example (issue 3): an independent
-// NumPy implementation (tools/examples/fill_vectors.py, written from CONTRACT
+// NumPy implementation (tools/examples/fill_vectors.py, written from SPEC
 // C1/C2, sharing no code with the reference) fills the observed column of
 // convert files, and `mxconform check` passes them; the same script with a
 // simulated ties-away bug is caught, naming the tie rows. Skipped, with the

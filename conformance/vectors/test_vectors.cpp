@@ -3,7 +3,7 @@
 //   - regenerating level 1 gives the checked-in bytes and MANIFEST exactly;
 //   - every checked-in file, filled with the reference's answers, passes;
 //   - one flipped bit anywhere in a file (filled or not) fails, naming the line;
-//   - rows whose expected values come from CONTRACT.md by hand (C2, C3, C6,
+//   - rows whose expected values come from reference/SPEC.md by hand (C2, C3, C6,
 //     C7, C8 worked cases) are present with those values.
 #include <gtest/gtest.h>
 
@@ -184,7 +184,7 @@ struct HandRow {
   const char* why;
 };
 
-// Expected values written by hand from CONTRACT.md, not from the reference.
+// Expected values written by hand from reference/SPEC.md, not from the reference.
 const HandRow kHand[] = {
     {"convert/e4m3_from_fp32.csv", "43e80000,rne,saturate,nan_canonical,-,0,00000000", "7e", "C2: e4m3 464 ties to even 448"},
     {"convert/e4m3_from_fp32.csv", "43e80000,rne,propagate,nan_canonical,-,0,00000000", "7e", "C2: 464 rounds to 448, no overflow"},

@@ -1,5 +1,5 @@
 // dev_convert.cuh - device-side conversions written independently of
-// libmxref (CONTRACT C1, C2, C3, C8). Nothing here calls the reference: the
+// libmxref (SPEC C1, C2, C3, C8). Nothing here calls the reference: the
 // gate (conformance/gpu) compares these results with mx::quantize byte for
 // byte. Only the default policies are implemented: rne, saturate, default
 // NaN policy (e4m3/e5m2 NaN -> 0x7F, others -> +max), int8_full.

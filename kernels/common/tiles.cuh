@@ -1,4 +1,4 @@
-// tiles.cuh - the block-quantization kernel templates (CONTRACT C3, C4, C5,
+// tiles.cuh - the block-quantization kernel templates (SPEC C3, C4, C5,
 // C6, C7): a rowwise kernel that works from registers, and a 32x64 tile
 // kernel for colwise (source or transposed data) and fused rowwise+colwise
 // quantization in one read of the input. The block quantizer (MX ue8m0 or

@@ -1,4 +1,4 @@
-// dequant.cu - dequantize MX and NVFP4 tensors on the GPU (CONTRACT C5, C8):
+// dequant.cu - dequantize MX and NVFP4 tensors on the GPU (SPEC C5, C8):
 // x = decode(element) * 2^(scale - 127), exact, rounded once (RNE) to fp32,
 // bf16 or fp16; a 0xFF scale gives NaN for its block. One thread per output
 // element; written independently of the reference (no libmxref device calls).

@@ -1,4 +1,4 @@
-// nvfp4.cu - NVFP4 quantize (CONTRACT C5): global amax pass, then ue4m3
+// nvfp4.cu - NVFP4 quantize (SPEC C5): global amax pass, then ue4m3
 // block scales and e2m1 elements in both operation orders (TransformerEngine,
 // torchao), rowwise/colwise/fused through the kernels of common/tiles.cuh.
 #include "common/launch_impl.cuh"

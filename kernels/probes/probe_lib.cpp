@@ -1,6 +1,6 @@
 // probe_lib.cpp - fragment-map probes and numerics cases (see probe_lib.hpp).
 //
-// Fragment probes (CONTRACT C10, STYLE 8). mma.sync has no memory
+// Fragment probes (SPEC C10, STYLE 8). mma.sync has no memory
 // coordinates: its rows and columns exist only through the relation
 // D = A*B + C. The probe therefore anchors labels on the documentation and
 // measures everything relative to them:

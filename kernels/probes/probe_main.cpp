@@ -1,6 +1,6 @@
 // probe_main.cpp - `mxconform probe [--list] [NAME...] [--out DIR]` (issue 5):
 // runs the fragment, scale-lane and numerics probes available on this GPU,
-// prints per form a compact table and the verdict against CONTRACT C10, and
+// prints per form a compact table and the verdict against SPEC C10, and
 // writes CSV maps, SVG pictures and numerics data under --out.
 //
 // Extra options: --cases N (random numerics cases per form, default 1000000),

@@ -1,4 +1,4 @@
-// launch.cu - dispatch of one quantization (CONTRACT C4, C5, C7): checks the
+// launch.cu - dispatch of one quantization (SPEC C4, C5, C7): checks the
 // recipe and options are ones the kernels implement (common/supported.hpp), runs the MX or NVFP4 kernels, and
 // zeroes the padding of tcgen05 scale buffers (C7: padding is 0x00).
 #include <cuda_runtime.h>

@@ -1,4 +1,4 @@
-// quantize_mx_f16.cu - MX quantize kernels (CONTRACT C3, C4, C6, C7) for
+// quantize_mx_f16.cu - MX quantize kernels (SPEC C3, C4, C6, C7) for
 // f16 inputs: every element format, every scale rule, rowwise, colwise
 // (source or transposed data) and fused. Kernels live in common/tiles.cuh.
 #include "common/launch_impl.cuh"

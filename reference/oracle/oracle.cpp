@@ -1,4 +1,4 @@
-// oracle.cpp - the slow exact oracle for CONTRACT C1, C2, C3, C5, C8
+// oracle.cpp - the slow exact oracle for SPEC C1, C2, C3, C5, C8
 // (see oracle.hpp). Written from the contract's definitions; shares no code
 // with reference/src (it includes no mx/*.hpp).
 #include "oracle.hpp"
@@ -22,7 +22,7 @@ int bitlen(u128 x) {
   return n;
 }
 
-// ---- C1: the format table, written out from CONTRACT.md C1 -------------------
+// ---- C1: the format table, written out from reference/SPEC.md C1 -------------------
 struct Def {
   const char* name;
   int bits, ebits, mbits, bias;

@@ -1,7 +1,7 @@
 // oracle.hpp - the slow exact oracle (namespace mxo), in the spirit of
 // TestFloat's slowfloat. Tests only.
 //
-// It computes the functions of CONTRACT C1-C9 directly from their
+// It computes the functions of SPEC C1-C9 directly from their
 // definitions, by exact dyadic/rational arithmetic, and shares no code with
 // the fast path (it never includes mx/*.hpp):
 //   C1  every code of every format is decoded from the C1 definition into an

@@ -1,4 +1,4 @@
-// oracle_layout_dot.cpp - the slow exact oracle for CONTRACT C6 (packing),
+// oracle_layout_dot.cpp - the slow exact oracle for SPEC C6 (packing),
 // C7 (scale layouts, tcgen05 from an enumerated 128x4 tile) and C9 (exact
 // block-scaled dot product with a 2048-bit fixed-point sum). See oracle.hpp.
 #include <algorithm>
@@ -160,7 +160,7 @@ struct Fixed {
 
 std::uint32_t exact_dot(const Row& a, const Row& b, std::int64_t k, int block, std::uint32_t c_bits) {
   // D = C + sum_b (XA * XB * gA * gB) * (sum_{i in b} PA_i * PB_i), the block
-  // form of CONTRACT C9; specials as IEEE multiplication/addition would give
+  // form of SPEC C9; specials as IEEE multiplication/addition would give
   // them; finite values summed exactly in a 2048-bit fixed point.
   Fixed pos, neg;
   bool nan = false, pinf = false, ninf = false;

@@ -1,4 +1,4 @@
-// convert.cpp - the generic converter of CONTRACT C2 (encode/decode).
+// convert.cpp - the generic converter of SPEC C2 (encode/decode).
 #include "mx/convert.hpp"
 
 #include <array>
@@ -58,7 +58,7 @@ std::uint64_t round_magnitude(std::uint64_t sig, std::int64_t exp, std::int64_t 
     case Rounding::sr: {
       // PTX ISA "cvt" (section 9.7.9.21), rounding modifier .rs: the random
       // bits are added to the bits about to be discarded and the sum is
-      // truncated. Reading used here (CONTRACT C2): the 32 random bits are
+      // truncated. Reading used here (SPEC C2): the 32 random bits are
       // aligned with the most significant discarded bit; discarded bits
       // below the 32nd are dropped before the addition. Round up iff
       // d + rbits >= 2^32 where d = top 32 bits of the discarded fraction.
@@ -294,7 +294,7 @@ std::uint32_t encode_exact(Fmt f, const Exact& v, const ConvPolicy& p, std::uint
     if (d.is_int || !d.is_signed || p.zero_sign == ZeroSign::zero_positive) return 0u;
     return neg ? lim.sign : 0u;
   }
-  // Unsigned formats cannot hold a negative value: NaN code (CONTRACT C1:
+  // Unsigned formats cannot hold a negative value: NaN code (SPEC C1:
   // ue8m0/ue4m3 only ever receive non-negative amax-derived values); C13
   // neg_magnitude drops the sign instead.
   if (!d.is_signed && neg) {

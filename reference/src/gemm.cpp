@@ -1,4 +1,4 @@
-// gemm.cpp - exact block-scaled dot product (CONTRACT C9 `exact`).
+// gemm.cpp - exact block-scaled dot product (SPEC C9 `exact`).
 #include "mx/gemm.hpp"
 
 #include <array>

@@ -1,4 +1,4 @@
-// hw_model.cpp - the parameterized tensor-core accumulation model of CONTRACT
+// hw_model.cpp - the parameterized tensor-core accumulation model of SPEC
 // C9 and its fit against hardware cases (see mx/hw_model.hpp).
 #include "mx/hw_model.hpp"
 

@@ -1,4 +1,4 @@
-// layout.cpp - CONTRACT C7 scale layouts and their inverses.
+// layout.cpp - SPEC C7 scale layouts and their inverses.
 #include "mx/layout.hpp"
 
 #include <string>

@@ -1,4 +1,4 @@
-// mma_map.cpp - host helpers around the documented MMA maps (CONTRACT C10):
+// mma_map.cpp - host helpers around the documented MMA maps (SPEC C10):
 // whole-map listing, comparison, CSV and SVG pictures of fragments.
 #include "mx/mma_map.hpp"
 

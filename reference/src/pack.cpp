@@ -1,4 +1,4 @@
-// pack.cpp - CONTRACT C6 packing.
+// pack.cpp - SPEC C6 packing.
 #include "mx/pack.hpp"
 
 #include <string>

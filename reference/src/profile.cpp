@@ -296,7 +296,7 @@ std::string_view profile_basis_name(ProfileBasis b) {
 
 const std::vector<ProfileInfo>& profile_infos() {
   static const std::vector<ProfileInfo> v = {
-      {"ocp", "OCP MX v1.0 / CONTRACT C2", "the C2 default policies (rne, saturate, canonical NaN); options allowed"},
+      {"ocp", "OCP MX v1.0 / reference/SPEC.md C2", "the C2 default policies (rne, saturate, canonical NaN); options allowed"},
       {"torch-cpu", "PyTorch (CPU)", "x.to(dtype) on a CPU tensor; fixed"},
       {"torch-cuda", "PyTorch (CUDA)", "x.to(dtype) on a CUDA tensor; fixed"},
       {"ml_dtypes", "ml_dtypes", "np.asarray(x).astype(ml_dtypes.<dtype>); fixed"},

@@ -1,4 +1,4 @@
-// quantize.cpp - tensor quantize/dequantize (CONTRACT C4, C5, C8).
+// quantize.cpp - tensor quantize/dequantize (SPEC C4, C5, C8).
 #include "mx/quantize.hpp"
 
 #include <algorithm>
@@ -63,7 +63,7 @@ Nvfp4Factors nvfp4_factors(Nvfp4Order order, std::uint32_t global_amax_bits) {
     f.per_tensor_scale = amax / 2688.0f;
     return f;
   }
-  // TransformerEngine NVFP4 recipe (CONTRACT C5): S_enc = fp32(448 * 6) /
+  // TransformerEngine NVFP4 recipe (SPEC C5): S_enc = fp32(448 * 6) /
   // global_amax, or 1.0 when global_amax is 0 or not finite; S_dec = 1 / S_enc.
   if (amax == 0.0f || !std::isfinite(amax)) {
     f.s_enc = 1.0f;
@@ -111,7 +111,7 @@ std::uint8_t nvfp4_block(Nvfp4Order order, const Nvfp4Factors& f, const std::uin
     }
     return s;
   }
-  // TransformerEngine order (CONTRACT C5).
+  // TransformerEngine order (SPEC C5).
   const float t = f.s_enc * static_cast<float>(1.0 / 6.0);
   const auto s = static_cast<std::uint8_t>(encode(Fmt::ue4m3, bamax * t, kRneSat));
   const float denom = decode(Fmt::ue4m3, s) * f.s_dec;

@@ -1,4 +1,4 @@
-// recipe.cpp - recipe names and their parsing (CONTRACT C4, C5).
+// recipe.cpp - recipe names and their parsing (SPEC C4, C5).
 #include "mx/recipe.hpp"
 
 #include "mx/error.hpp"
@@ -116,7 +116,7 @@ Recipe parse_recipe(std::string_view name) {
     };
     if (m.empty()) bad("is empty");
     if (m == "floor" || m == "ceil" || m == "even" || m == "rceil") {
-      if (r.is_nvfp4()) bad("does not apply to nvfp4 (its scales are ue4m3, CONTRACT C5)");
+      if (r.is_nvfp4()) bad("does not apply to nvfp4 (its scales are ue4m3, SPEC C5)");
       r.rule = parse_scale_rule(m);
     } else if (m == "torchao") {
       if (!r.is_nvfp4()) bad("applies only to nvfp4");
@@ -152,7 +152,7 @@ Recipe parse_recipe(std::string_view name) {
   }
   if (r.is_nvfp4() && (r.conv.rounding != Rounding::rne || r.conv.overflow != Overflow::saturate)) {
     throw UnknownName("recipe '" + std::string(name) +
-                      "': nvfp4 fixes rne rounding and saturation (CONTRACT C5)");
+                      "': nvfp4 fixes rne rounding and saturation (SPEC C5)");
   }
   return r;
 }

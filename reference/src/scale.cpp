@@ -1,4 +1,4 @@
-// scale.cpp - the four scale rules of CONTRACT C3.
+// scale.cpp - the four scale rules of SPEC C3.
 #include "mx/scale.hpp"
 
 #include <bit>

@@ -8,7 +8,7 @@ file with an independent NumPy implementation of element encoding, then let
     mxconform check filled.csv
 
 This file shares no code with the C++ reference: it builds the table of
-representable values from the format definition (CONTRACT.md C1) and rounds to
+representable values from the format definition (reference/SPEC.md C1) and rounds to
 nearest, ties to even, with saturation (C2 defaults). It fills only the rows
 whose policies it implements (rounding rne, overflow saturate, the default NaN
 policy, no input flushing) and leaves the others empty, which `check` counts as

@@ -199,7 +199,7 @@ void parse_vector_file(const std::string& name, std::string_view content, Parsed
   if (col_line_end == std::string_view::npos) fail(name, line, "no column line after the '#' header");
   const unsigned col_line_no = line;
   // A file written for another version of the specification (e.g. v1, which
-  // cited CONTRACT.md) has other header bytes and so other row_sha values:
+  // cited reference/SPEC.md) has other header bytes and so other row_sha values:
   // say so plainly instead of reporting a header difference.
   if (const auto it = kv.find("contract"); it != kv.end() && it->second.first != kContractVersion) {
     fail(name, it->second.second,

@@ -162,7 +162,7 @@ Rows convert_rows(mx::Fmt f, mx::InType t, int level, Rng& rng) {
 Rows scale_rows(mx::Fmt f, int level, Rng& rng) {
   const mx::FormatDesc& d = mx::desc(f);
   std::vector<std::uint32_t> a = {0u, 0x7F800000u, 0x7FC00000u, 0x7F800001u, 0x7F7FFFFFu};
-  // CONTRACT C3 worked cases: 255, 448, 449, 500.
+  // SPEC C3 worked cases: 255, 448, 449, 500.
   for (std::uint32_t x : {0x437F0000u, 0x43E00000u, 0x43E08000u, 0x43FA0000u}) a.push_back(x);
   for (int i = 0; i < 23; ++i) {
     a.push_back(1u << i);
@@ -303,7 +303,7 @@ Rows layout_rows(int level, Rng& rng) {
     rows.push_back({std::to_string(r), std::to_string(b), std::to_string(n), std::to_string(bi), std::to_string(ri),
                     std::to_string(ki)});
   };
-  // CONTRACT C7 worked examples (R = 256, K = 256, V = 32; R = 200, K = 192).
+  // SPEC C7 worked examples (R = 256, K = 256, V = 32; R = 200, K = 192).
   for (auto [ri, ki] : std::vector<std::pair<int, int>>{{0, 1}, {1, 0}, {31, 0}, {32, 0}, {127, 3}, {0, 4},
                                                         {128, 0}, {255, 7}}) {
     add(256, 8, 1, 0, ri, ki);

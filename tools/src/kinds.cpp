@@ -1,6 +1,6 @@
 // kinds.cpp - the kinds of golden vector files and the reference's answer for
 // one row of each (schema in vectors/README.md):
-//   convert        one value -> element code            (CONTRACT C2)
+//   convert        one value -> element code            (SPEC C2)
 //   scale          block amax -> ue8m0 scale code        (C3)
 //   quantize       small tensor -> scales + element codes (C4, C3, C2; C5 nvfp4)
 //   pack           element codes -> packed bytes         (C6)

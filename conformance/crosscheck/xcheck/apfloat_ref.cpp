@@ -1,4 +1,4 @@
-// xcheck/apfloat_ref.cpp - LLVM APFloat mapped onto CONTRACT C2 policies (see
+// xcheck/apfloat_ref.cpp - LLVM APFloat mapped onto SPEC C2 policies (see
 // apfloat_ref.hpp for the mapping and the documented differences).
 #include "xcheck/apfloat_ref.hpp"
 

@@ -1,5 +1,5 @@
 // xcheck/apfloat_ref.hpp - LLVM APFloat (llvm-19-dev) as an independent
-// implementation of CONTRACT C2, mapped onto the contract's policies.
+// implementation of SPEC C2, mapped onto the contract's policies.
 //
 // LLVM 19 semantics used: Float8E4M3FN (e4m3, and ue4m3 for non-negative
 // inputs), Float8E5M2 (e5m2), Float6E3M2FN (e3m2), Float6E2M3FN (e2m3),
@@ -40,7 +40,7 @@ std::vector<std::string> apfloat_reasons();
 // One case: APFloat (mapped to policy p) vs the reference encoder.
 Outcome apfloat_case(mx::Fmt f, const mx::ConvPolicy& p, Src src, std::uint32_t bits);
 
-// encode_scaled(f, x, e) (CONTRACT C3 "scaling is exact": one rounding of
+// encode_scaled(f, x, e) (SPEC C3 "scaling is exact": one rounding of
 // x * 2^-e) against APFloat converting the exact double x * 2^-e.
 Outcome apfloat_scaled_case(mx::Fmt f, const mx::ConvPolicy& p, std::uint32_t bits, int scale_exp);
 

@@ -1,7 +1,7 @@
 // xcheck/cuda_host.hpp - the CUDA 13 toolkit's host conversions
 // (cuda_fp8.h, cuda_fp6.h, cuda_fp4.h, compiled by the host C++ compiler, no
 // GPU and no CUDA runtime library needed) as an independent implementation
-// of CONTRACT C2 (elements) and C1/C3 (ue8m0), with the policy each of them
+// of SPEC C2 (elements) and C1/C3 (ue8m0), with the policy each of them
 // matches.
 //
 // Semantics read from the headers (CUDA 13.0, /usr/local/cuda/include):
@@ -196,7 +196,7 @@ inline std::uint32_t cuda_convert(CudaOp op, In in, std::uint32_t bits) {
   return 0;
 }
 
-// Reference input widening (CONTRACT C2: bf16 and fp16 widen exactly).
+// Reference input widening (SPEC C2: bf16 and fp16 widen exactly).
 inline std::uint32_t widen(In in, std::uint32_t bits) {
   switch (in) {
     case In::f32: return bits;

@@ -1,5 +1,5 @@
 // xcheck/sweep.hpp - multithreaded comparison sweeps for the cross-checks
-// (issue 2 items 4 and 5; CONTRACT C2, C3 ue8m0).
+// (issue 2 items 4 and 5; SPEC C2, C3 ue8m0).
 //
 // A check is a function case(i) -> Outcome for i in [0, n): it converts one
 // input with an implementation nobody here wrote (CUDA host conversions, LLVM

@@ -1,10 +1,10 @@
-// mx/convert.hpp - one generic converter with explicit policies (CONTRACT C2).
+// mx/convert.hpp - one generic converter with explicit policies (SPEC C2).
 //
 // encode(format, value, policy, rbits) rounds the exact input value once into
 // the format; decode(format, code) is exact. The C13 policy fields name what
 // real libraries do where they differ from C2 (NaN signs and payloads, zero
 // signs, fp6/fp4 overflow, ue8m0 inputs); their defaults are the C2 rules. Scaled encoding
-// (encode_scaled: value * 2^-e, CONTRACT C3 "scaling is exact") works on the
+// (encode_scaled: value * 2^-e, SPEC C3 "scaling is exact") works on the
 // exact significand and exponent, so no intermediate fp32 rounding or
 // underflow can happen. The numbered steps follow the style of ml_dtypes'
 // ConvertImpl: non-finite, zero, unpack, round, overflow, sign.
@@ -152,7 +152,7 @@ constexpr Unpacked unpack_f32(std::uint32_t u) {
   return r;
 }
 
-// bf16 and fp16 widen to fp32 exactly (CONTRACT C2).
+// bf16 and fp16 widen to fp32 exactly (SPEC C2).
 constexpr std::uint32_t bf16_to_f32_bits(std::uint16_t h) { return std::uint32_t{h} << 16; }
 std::uint32_t f16_to_f32_bits(std::uint16_t h);
 
@@ -182,7 +182,7 @@ std::uint32_t encode_nan(Fmt f, bool neg, const ConvPolicy& p);
 std::uint32_t encode_nan_f32(Fmt f, std::uint32_t x, const ConvPolicy& p);
 std::uint32_t encode_inf(Fmt f, bool neg, const ConvPolicy& p);
 
-// encode(format, value, ...) of CONTRACT C2 from an fp32 bit pattern.
+// encode(format, value, ...) of SPEC C2 from an fp32 bit pattern.
 std::uint32_t encode_f32_bits(Fmt f, std::uint32_t x, const ConvPolicy& p, std::uint32_t rbits = 0);
 inline std::uint32_t encode(Fmt f, float x, const ConvPolicy& p = {}, std::uint32_t rbits = 0) {
   return encode_f32_bits(f, f32_bits(x), p, rbits);

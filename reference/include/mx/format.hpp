@@ -1,4 +1,4 @@
-// mx/format.hpp - one constexpr descriptor per number format (CONTRACT C1).
+// mx/format.hpp - one constexpr descriptor per number format (SPEC C1).
 //
 // A format is {bits, ebits, mbits, bias, signedness, what its top codes
 // mean}; masks and limits are derived by constexpr functions and
@@ -15,7 +15,7 @@
 
 namespace mx {
 
-// Element and scale formats of CONTRACT C1, plus the IEEE interchange formats
+// Element and scale formats of SPEC C1, plus the IEEE interchange formats
 // the reference reads and writes (fp32, bf16, fp16); those three are never
 // element formats of a recipe.
 enum class Fmt : std::uint8_t { e4m3, e5m2, e3m2, e2m3, e2m1, int8, ue8m0, ue4m3, fp32, bf16, fp16 };
@@ -44,12 +44,12 @@ struct FormatDesc {
   bool has_zero;  // ue8m0 has no zero
   Special special;
   // Code given to a finite overflow or an Inf input under `propagate`
-  // (CONTRACT C2); -1 means "+-max finite" for formats with neither NaN nor Inf.
+  // (SPEC C2); -1 means "+-max finite" for formats with neither NaN nor Inf.
   int propagate_code;
   // NaN code kept by `nan_keep_sign` for a negative NaN, without the sign bit
   // (e5m2: 0x7E as ml_dtypes does); -1 when the format has no NaN.
   int keep_sign_nan_code;
-  // Canonical NaN code (CONTRACT C2 `nan_canonical`), -1 if the format has none.
+  // Canonical NaN code (SPEC C2 `nan_canonical`), -1 if the format has none.
   int canonical_nan_code;
 };
 

@@ -1,4 +1,4 @@
-// mx/gemm.hpp - the exact block-scaled dot product and GEMM (CONTRACT C9).
+// mx/gemm.hpp - the exact block-scaled dot product and GEMM (SPEC C9).
 //
 // D[m][n] = C[m][n] + sum_b XA[m][b] * XB[n][b] * sum_{i in b} PA[m][i] * PB[n][i]
 // computed without any intermediate rounding (a 832-bit fixed-point

@@ -1,4 +1,4 @@
-// mx/hw_model.hpp - parameterized tensor-core accumulation model (CONTRACT C9
+// mx/hw_model.hpp - parameterized tensor-core accumulation model (SPEC C9
 // "hardware models") and its fitting against measured cases.
 //
 // One MMA output element is d = c + sum_{i<K} a_i * b_i. The model (after

@@ -1,5 +1,5 @@
 // mx/layout.hpp - scale-factor layouts, each a pure function with an inverse
-// (CONTRACT C7).
+// (SPEC C7).
 //
 // A scale matrix S[r][b] has `rows` rows and `blocks` blocks per row. For
 // rowwise quantization of [M, K]: rows = M, blocks = ceil(K / V). For colwise

@@ -1,4 +1,4 @@
-// mx/mma_map.hpp - documented MMA fragment maps (CONTRACT C10) as pure functions.
+// mx/mma_map.hpp - documented MMA fragment maps (SPEC C10) as pure functions.
 //
 // For every warp-level MMA form the probes measure, this header says which
 // (row, col) of A, B or C/D the documentation puts in (lane, register,

@@ -1,4 +1,4 @@
-// mx/pack.hpp - packing of element codes into bytes (CONTRACT C6).
+// mx/pack.hpp - packing of element codes into bytes (SPEC C6).
 //
 // Packing is per row: each row of a quantized tensor starts on a byte
 // boundary (an odd-length e2m1 row pads the last high nibble with 0; an fp6

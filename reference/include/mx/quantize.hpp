@@ -1,4 +1,4 @@
-// mx/quantize.hpp - tensor-level quantize and dequantize (CONTRACT C4, C5, C8).
+// mx/quantize.hpp - tensor-level quantize and dequantize (SPEC C4, C5, C8).
 //
 // A tensor is [batch, rows, cols] row-major (M = rows, K = cols). Rowwise
 // blocks run along K; colwise blocks are V consecutive rows of one column.

@@ -1,4 +1,4 @@
-// mx/recipe.hpp - named quantization recipes (CONTRACT C4, C5).
+// mx/recipe.hpp - named quantization recipes (SPEC C4, C5).
 //
 // A recipe name is a base name followed by optional ':'-separated modifiers:
 //   mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4, mxint8, nvfp4

@@ -1,4 +1,4 @@
-// mx/scale.hpp - ue8m0 block scale from a block's amax (CONTRACT C3).
+// mx/scale.hpp - ue8m0 block scale from a block's amax (SPEC C3).
 #pragma once
 
 #include <cstdint>
