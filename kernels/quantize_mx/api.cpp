@@ -103,27 +103,6 @@ std::int64_t in_bytes(const mx::TensorView& t) {
   return t.batch * t.rows * t.cols * static_cast<std::int64_t>(mx::in_type_bytes(t.type));
 }
 
-// Shapes of the result, filled as mx::quantize fills them (without data).
-mx::Quantized shape_of(const mx::Recipe& r, const mx::TensorView& t, const mx::QuantizeOptions& o) {
-  mx::Quantized q;
-  q.recipe = r;
-  q.opts = o;
-  q.opts.rbits = nullptr;
-  q.batch = t.batch;
-  q.rows = t.rows;
-  q.cols = t.cols;
-  const bool col = o.axis == mx::Axis::colwise;
-  const bool tr = col && o.data_order == mx::DataOrder::transposed;
-  q.data_rows = tr ? t.cols : t.rows;
-  q.data_row_elems = tr ? t.rows : t.cols;
-  q.row_bytes = mx::packed_row_bytes(r.elem, q.data_row_elems, o.packing);
-  q.data.resize(static_cast<std::size_t>(q.data_rows * q.row_bytes * t.batch));
-  q.scale_shape = col ? mx::ScaleShape{t.cols, mx::ceil_div(t.rows, r.block), t.batch}
-                      : mx::ScaleShape{t.rows, mx::ceil_div(t.cols, r.block), t.batch};
-  q.scales.resize(static_cast<std::size_t>(mx::scale_buffer_bytes(o.scale_layout, q.scale_shape)));
-  return q;
-}
-
 void validate_device(const mx::Recipe& r, const mx::TensorView& t, const mx::QuantizeOptions& o) {
   mx::validate(r, t, o);  // shapes, options, policies: same typed errors as the reference
   check_device_recipe(r);
@@ -173,8 +152,8 @@ static FusedQuantized run_quantize(const mx::Recipe& r, const mx::TensorView& t,
                                    const mx::QuantizeOptions* col) {
   require_device();
   FusedQuantized out;
-  if (row) out.rowwise = shape_of(r, t, *row);
-  if (col) out.colwise = shape_of(r, t, *col);
+  if (row) out.rowwise = mx::quantized_shape(r, t, *row);
+  if (col) out.colwise = mx::quantized_shape(r, t, *col);
   DevBuf x(static_cast<std::size_t>(in_bytes(t)));
   x.upload(t.data);
   DevBuf rd(row ? out.rowwise.data.size() : 0), rs(row ? out.rowwise.scales.size() : 0);

@@ -131,8 +131,7 @@ float nvfp4_dequant(Nvfp4Order order, const Nvfp4Factors& f, std::uint8_t elem, 
 
 // ---- quantize ------------------------------------------------------------------
 
-Quantized quantize(const Recipe& r, const TensorView& t, const QuantizeOptions& o) {
-  validate(r, t, o);
+Quantized quantized_shape(const Recipe& r, const TensorView& t, const QuantizeOptions& o, bool with_data) {
   Quantized q;
   q.recipe = r;
   q.opts = o;
@@ -146,10 +145,22 @@ Quantized quantize(const Recipe& r, const TensorView& t, const QuantizeOptions& 
   q.data_rows = transposed ? K : M;
   q.data_row_elems = transposed ? M : K;
   q.row_bytes = packed_row_bytes(r.elem, q.data_row_elems, o.packing);
-  const std::int64_t data_per_batch = checked_mul(q.data_rows, q.row_bytes, "data buffer");
-  q.data.assign(static_cast<std::size_t>(checked_mul(data_per_batch, t.batch, "data buffer")), 0);
+  if (with_data) {
+    const std::int64_t data_per_batch = checked_mul(q.data_rows, q.row_bytes, "data buffer");
+    q.data.assign(static_cast<std::size_t>(checked_mul(data_per_batch, t.batch, "data buffer")), 0);
+  }
   q.scale_shape = col ? ScaleShape{K, ceil_div(M, V), t.batch} : ScaleShape{M, ceil_div(K, V), t.batch};
   q.scales.assign(static_cast<std::size_t>(scale_buffer_bytes(o.scale_layout, q.scale_shape)), 0);
+  return q;
+}
+
+Quantized quantize(const Recipe& r, const TensorView& t, const QuantizeOptions& o) {
+  validate(r, t, o);
+  Quantized q = quantized_shape(r, t, o);
+  const std::int64_t M = t.rows, K = t.cols, V = r.block;
+  const bool col = o.axis == Axis::colwise;
+  const bool transposed = col && o.data_order == DataOrder::transposed;
+  const std::int64_t data_per_batch = q.data_rows * q.row_bytes;  // sizes checked by quantized_shape
 
   const std::int64_t per = M * K;
   const std::int64_t total = per * t.batch;

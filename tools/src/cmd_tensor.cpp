@@ -64,7 +64,7 @@ int run_quantize(const QuantizeCmd& c) {
   check_out_dir(c.out);
   const LoadedTensor t = load_tensor(c.input, c.shape, c.in_type);
   mx::validate(r, t.view(), o);
-  mx::Quantized q = result_shape(r, t.view(), o);
+  mx::Quantized q = mx::quantized_shape(r, t.view(), o, /*with_data=*/false);
   const bool raw = c.out_format == "raw";
   const std::string ext = raw ? ".bin" : ".npy";
   const std::string data_file = c.out + ".data" + ext, scales_file = c.out + ".scales" + ext, meta = c.out + ".json";

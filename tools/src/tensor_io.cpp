@@ -122,25 +122,6 @@ Json quantized_meta(const mx::Quantized& q, const std::string& input, const Load
   return j;
 }
 
-mx::Quantized result_shape(const mx::Recipe& r, const mx::TensorView& t, const mx::QuantizeOptions& o) {
-  mx::Quantized q;
-  q.recipe = r;
-  q.opts = o;
-  q.opts.rbits = nullptr;
-  q.batch = t.batch;
-  q.rows = t.rows;
-  q.cols = t.cols;
-  const bool col = o.axis == mx::Axis::colwise;
-  const bool tr = col && o.data_order == mx::DataOrder::transposed;
-  q.data_rows = tr ? t.cols : t.rows;
-  q.data_row_elems = tr ? t.rows : t.cols;
-  q.row_bytes = mx::packed_row_bytes(r.elem, q.data_row_elems, o.packing);
-  q.scale_shape = col ? mx::ScaleShape{t.cols, mx::ceil_div(t.rows, r.block), t.batch}
-                      : mx::ScaleShape{t.rows, mx::ceil_div(t.cols, r.block), t.batch};
-  q.scales.assign(static_cast<std::size_t>(mx::scale_buffer_bytes(o.scale_layout, q.scale_shape)), 0);
-  return q;
-}
-
 MappedQuantized map_quantized(const std::string& json_path, Json* meta) {
   const MappedFile jf(json_path);
   const Json j = json_parse(json_path, jf.view());

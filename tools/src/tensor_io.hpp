@@ -47,7 +47,4 @@ MappedQuantized map_quantized(const std::string& json_path, Json* meta = nullptr
 // The same with data and scales copied into q.data and q.scales.
 mx::Quantized load_quantized(const std::string& json_path, Json* meta = nullptr);
 
-// The shapes of mx::quantize(r, t, o)'s result, without data; scales zeroed.
-mx::Quantized result_shape(const mx::Recipe& r, const mx::TensorView& t, const mx::QuantizeOptions& o);
-
 }  // namespace mxv

@@ -66,6 +66,12 @@ void validate(const Recipe& r, const TensorView& t, const QuantizeOptions& o);
 
 Quantized quantize(const Recipe& r, const TensorView& t, const QuantizeOptions& o = {});
 
+// The result quantize() returns, before any element is encoded: every shape
+// field set, scales zero-filled in the named layout (padding included) and,
+// with `with_data`, data zero-filled (C4, C6, C7). Callers validate() first.
+// For writers that fill the bytes themselves (GPU launchers, streaming CLI).
+Quantized quantized_shape(const Recipe& r, const TensorView& t, const QuantizeOptions& o, bool with_data = true);
+
 // Dequantize to `out` (Fmt::fp32, bf16 or fp16) in the source shape
 // [batch, rows, cols]; returns the raw little-endian bytes.
 std::vector<std::uint8_t> dequantize(const Quantized& q, Fmt out);
