@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/launch.hpp"
+#include "common/supported.hpp"
 #include "mx/error.hpp"
 #include "mxk/api.hpp"
 #include "tensor_stream.hpp"
@@ -106,7 +107,8 @@ void quantize_cuda(const mx::Recipe& r, const LoadedTensor& t, mx::Quantized& fu
                    Progress& p) {
   require_device();
   mx::validate(r, t.view(), full.opts);
-  mxk::detail::check_supported(r, full.opts.packing);
+  mxk::check_device_recipe(r);  // the launchers' accepted set (kernels/common/supported.hpp)
+  mxk::check_device_options(full.opts);
   const std::int64_t eb = static_cast<std::int64_t>(mx::in_type_bytes(t.type));
   const auto chunks = plan_chunks(full, full.cols * eb, env_int("MXCONFORM_CHUNK_BYTES", 32 << 20));
   std::size_t in_max = 0, d_max = 0;
