@@ -190,6 +190,23 @@ RC_GTEST_PROP(C12PerTensor, ScaleEqualsOracle, ()) {
                     .c_str());
 }
 
+// C12: amax skips every NaN, a signaling one too, and keeps an Inf seen
+// before it (by hand: max(|-Inf|, |1|) = +Inf; the NaNs are not values).
+// Found by FastPathEqualsOracle under the asan preset: the fast path used
+// std::fmax, which returns a NaN for a signaling NaN (IEEE 754-2008 maxNum),
+// so the running maximum restarted after it.
+TEST(C12PerTensor, AmaxSkipsSignalingAndQuietNaN) {
+  const std::uint32_t x[5] = {0xFF800000u, 0x7F800001u, 0x3F800000u, 0xFFC00000u, 0x00000220u};
+  const mx::PerTensorQuantized q = mx::quantize_per_tensor(Fmt::e4m3, {x, mx::InType::f32, 1, 1, 5});
+  EXPECT_EQ(q.amax_bits, 0x7F800000u) << "C12 amax of {-Inf, sNaN, 1, -qNaN, 2^-140*...}";
+  const std::uint32_t y[3] = {0x7F800001u, 0x40000000u, 0x3F800000u};
+  EXPECT_EQ(mx::quantize_per_tensor(Fmt::e5m2, {y, mx::InType::f32, 1, 1, 3}).amax_bits, 0x40000000u)
+      << "C12 amax of {sNaN, 2, 1}";
+  const std::uint32_t z[2] = {0x7F800001u, 0xFFC00000u};
+  EXPECT_EQ(mx::quantize_per_tensor(Fmt::e4m3, {z, mx::InType::f32, 1, 1, 2}).amax_bits, 0x00000000u)
+      << "C12 amax of an all-NaN tensor is +0";
+}
+
 TEST(C12PerTensor, BadInput) {
   const float x[4] = {1, 2, 3, 4};
   EXPECT_THROW(mx::quantize_per_tensor(Fmt::e2m1, {x, mx::InType::f32, 1, 2, 2}), mx::InvalidArgument);

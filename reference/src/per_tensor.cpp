@@ -39,9 +39,16 @@ float max_finite_f32(Fmt f) { return static_cast<float>(max_finite(desc(f))); } 
 
 std::uint32_t per_tensor_amax(const TensorView& t) {
   const std::int64_t n = checked_count(t);
-  float amax = 0.0f;
-  for (std::int64_t i = 0; i < n; ++i) amax = std::fmax(amax, std::fabs(bits_f32(load_as_f32_bits(t.data, t.type, i))));
-  return f32_bits(amax);
+  // C12: every NaN is skipped, signaling ones too. Not std::fmax: with a
+  // signaling NaN, glibc's fmax follows IEEE 754-2008 maxNum and returns a
+  // NaN, after which the running maximum restarts from the next element
+  // (an -Inf before an sNaN was lost: found under the asan preset).
+  std::uint32_t amax = 0;  // |x| bits: for non-NaN values, integer order is value order
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint32_t a = load_as_f32_bits(t.data, t.type, i) & 0x7FFFFFFFu;
+    if (a <= 0x7F800000u && a > amax) amax = a;
+  }
+  return amax;
 }
 
 PerTensorScale per_tensor_scale(Fmt f, std::uint32_t amax_bits) {

@@ -75,12 +75,16 @@ Nvfp4Factors nvfp4_factors(Nvfp4Order order, std::uint32_t global_amax_bits) {
 }
 
 namespace {
-// fmaxf-style amax: NaN ignored, Inf included (what a NaN-dropping reduction
-// produces).
+// fmaxf-style amax: every NaN ignored (signaling ones too), Inf included
+// (what a NaN-dropping reduction produces; SPEC conventions). Compared as
+// |x| bits, not with std::fmax, which returns a NaN for a signaling NaN.
 float amax_fmax(const std::uint32_t* x, std::int64_t n, std::int64_t stride) {
-  float m = 0.0f;
-  for (std::int64_t i = 0; i < n; ++i) m = std::fmax(m, std::fabs(bits_f32(x[i * stride])));
-  return m;
+  std::uint32_t m = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint32_t a = x[i * stride] & 0x7FFFFFFFu;
+    if (a <= 0x7F800000u && a > m) m = a;
+  }
+  return bits_f32(m);
 }
 // torch.clamp semantics: NaN propagates.
 float clamp_nan(float v, float lo, float hi) {
