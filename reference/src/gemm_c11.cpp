@@ -170,14 +170,16 @@ float c11_w4a16_acc(const std::uint16_t* a_row_bits, const C11Operand& b, std::i
   return bits_f32(hw_dot(params, Elem::bf16, cs));
 }
 
-std::vector<std::uint32_t> c11_w4a16_gemm(const std::uint16_t* a_bf16, std::int64_t m, const C11Operand& b,
-                                          const float* c, Fmt out, int threads) {
-  check_out(out);
+namespace {
+// D[m][n] for w4a16: B widened once (C11), then `eval` on each element's
+// k-order DotCase (A row, B row, C) - the C11 model or the C9 exact sum.
+template <class Eval>
+std::vector<std::uint32_t> w4a16_each(const std::uint16_t* a_bf16, std::int64_t m, const C11Operand& b, const float* c,
+                                      int threads, const char* what, Eval eval) {
   check_w4a16(b);
-  static const HwModelParams params = c11_bf16_params();
   std::vector<std::vector<std::uint64_t>> wb(static_cast<std::size_t>(b.rows));
   for (std::int64_t n = 0; n < b.rows; ++n) widen_row(b, n, wb[static_cast<std::size_t>(n)]);
-  std::vector<std::uint32_t> d(static_cast<std::size_t>(checked_mul(m, b.rows, "C11 D")));
+  std::vector<std::uint32_t> d(static_cast<std::size_t>(checked_mul(m, b.rows, what)));
   parallel_rows(m, threads, [&](std::int64_t r) {
     DotCase cs;
     a_row(a_bf16 + r * b.k, b.k, cs.a);
@@ -185,29 +187,26 @@ std::vector<std::uint32_t> c11_w4a16_gemm(const std::uint16_t* a_bf16, std::int6
       const std::size_t i = static_cast<std::size_t>(r * b.rows + n);
       cs.b = wb[static_cast<std::size_t>(n)];
       cs.c = f32_bits(c ? c[i] : 0.0f);
-      d[i] = c11_output_bits(bits_f32(hw_dot(params, Elem::bf16, cs)), out);
+      d[i] = eval(cs);
     }
   });
   return d;
 }
+}  // namespace
+
+std::vector<std::uint32_t> c11_w4a16_gemm(const std::uint16_t* a_bf16, std::int64_t m, const C11Operand& b,
+                                          const float* c, Fmt out, int threads) {
+  check_out(out);
+  static const HwModelParams params = c11_bf16_params();
+  return w4a16_each(a_bf16, m, b, c, threads, "C11 D", [&](const DotCase& cs) {
+    return c11_output_bits(bits_f32(hw_dot(params, Elem::bf16, cs)), out);
+  });
+}
 
 std::vector<std::uint32_t> c11_w4a16_exact(const std::uint16_t* a_bf16, std::int64_t m, const C11Operand& b,
                                            const float* c, int threads) {
-  check_w4a16(b);
-  std::vector<std::vector<std::uint64_t>> wb(static_cast<std::size_t>(b.rows));
-  for (std::int64_t n = 0; n < b.rows; ++n) widen_row(b, n, wb[static_cast<std::size_t>(n)]);
-  std::vector<std::uint32_t> d(static_cast<std::size_t>(checked_mul(m, b.rows, "C9 D")));
-  parallel_rows(m, threads, [&](std::int64_t r) {
-    DotCase cs;
-    a_row(a_bf16 + r * b.k, b.k, cs.a);
-    for (std::int64_t n = 0; n < b.rows; ++n) {
-      const std::size_t i = static_cast<std::size_t>(r * b.rows + n);
-      cs.b = wb[static_cast<std::size_t>(n)];
-      cs.c = f32_bits(c ? c[i] : 0.0f);
-      d[i] = exact_dot_rne(Elem::bf16, cs);
-    }
-  });
-  return d;
+  return w4a16_each(a_bf16, m, b, c, threads, "C9 D",
+                    [](const DotCase& cs) { return exact_dot_rne(Elem::bf16, cs); });
 }
 
 UlpStats c11_ulp_stats(const std::vector<std::uint32_t>& model, const std::vector<std::uint32_t>& exact) {
