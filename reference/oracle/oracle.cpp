@@ -199,22 +199,43 @@ bool lo_is_odd(const Value& lo, const Value& hi) {
   return (n & 1u) != 0;
 }
 
-// floor((a - lo) / (hi - lo) * 2^32) for lo <= a < hi.
-std::uint64_t frac32(const Value& a, const Value& lo, const Value& hi) {
+// Stochastic rounding (.rs), written from the text of the PTX ISA, section
+// 9.7.9.21 "cvt" (PTX ISA 9.x; rounding modifier .rs): the result is rounded
+// toward zero or away from zero according to the carry out of the integer
+// addition of the supplied random bits to the truncated-off (discarded)
+// mantissa bits of the input. Carried out literally:
+//  - the discarded bits are the input's significand bits below the
+//    destination's last kept place 2^qe (qe = log2(hi - lo), one ulp of the
+//    candidates lo <= a < hi): a w-bit unsigned integer T, w = qe - a.exp;
+//  - the random bits are one 32-bit unsigned integer r per value (this
+//    library's API; PTX packs 8, 13 or 16 bits per value into rbits);
+//  - the two integers are added with their most significant bits aligned
+//    (a field narrower than the other is extended below with zero bits,
+//    which changes neither value): S = T * 2^(W - w) + r * 2^(W - 32),
+//    W = max(w, 32), and the value rounds away from zero iff S >= 2^W (the
+//    carry out of the W-bit field).
+// Why the top alignment: the PTX text gives f16x2 13 random bits per value
+// and bf16x2 16, exactly the number of bits an fp32 normal loses in those
+// conversions, so there the fields coincide; for e4m3x4/e5m2x4/e2m3x4/e3m2x4
+// (16 random bits per operand pair) and e2m1x4 (8 per operand) the random
+// field is narrower than the 20+ discarded bits, and only an addition at the
+// top of the discarded field can carry out with probability equal to the
+// discarded fraction of an ulp. Which bits the hardware uses below that is
+// not in the text (no sm_100 part has measured it here).
+bool sr_carry(const Value& a, const Value& lo, const Value& hi, std::uint32_t r) {
   const Value q = sub_mag(hi, lo);
-  const std::int64_t qe = q.exp + bitlen(q.sig) - 1;  // q = 2^qe
-  // a / q * 2^32 = a.sig * 2^(a.exp - qe + 32); lo / q * 2^32 = n * 2^32.
-  auto scaled = [&](const Value& v) -> u128 {
-    if (v.sig == 0) return 0;
-    const std::int64_t t = v.exp - qe + 32;
-    if (t >= 0) {
-      if (t > 60) throw std::logic_error("mxo: frac32 range");
-      return static_cast<u128>(v.sig) << t;
-    }
-    if (t <= -64) return 0;
-    return static_cast<u128>(v.sig >> (-t));
-  };
-  return static_cast<std::uint64_t>(scaled(a) - scaled(lo));
+  const std::int64_t qe = q.exp + bitlen(q.sig) - 1;  // hi - lo = 2^qe
+  const std::int64_t w = qe - a.exp;                   // discarded bit count
+  if (w <= 0) return false;                            // nothing discarded (a == lo)
+  // T: the w low bits of a's significand (a and lo agree above 2^qe).
+  const u128 t = w >= 64 ? static_cast<u128>(a.sig)
+                         : static_cast<u128>(a.sig & ((std::uint64_t{1} << w) - 1));
+  // a.sig < 2^64: for w > 96 the top 32 bits of the field are zero, and
+  // T + r * 2^(w-32) < 2^(w-32) * (r + 1) <= 2^w: no carry.
+  if (w > 96) return false;
+  const std::int64_t W = w > 32 ? w : 32;
+  const u128 s = (t << (W - w)) + (static_cast<u128>(r) << (W - 32));
+  return (s >> W) != 0;
 }
 
 }  // namespace
@@ -324,9 +345,7 @@ std::uint32_t encode(Fmt f, const Value& x, const Policy& p, std::uint32_t rbits
       case Rounding::rtz: up = false; break;
       case Rounding::ru: up = !neg; break;
       case Rounding::sr: {
-        // PTX ISA cvt .rs (section 9.7.9.21) as read in reference/src/convert.cpp.
-        const std::uint64_t d = frac32(a, vlo, vhi);
-        up = d + rbits >= (std::uint64_t{1} << 32);
+        up = sr_carry(a, vlo, vhi, rbits);  // PTX cvt .rs, see sr_carry
         break;
       }
     }

@@ -76,9 +76,10 @@ std::uint32_t code_count(Fmt f);
 std::uint32_t max_finite_code(Fmt f);
 
 // C2: one correct rounding of the exact value x into format f (4/6/8-bit
-// formats). sr uses rbits (PTX cvt.rs reading of reference/src/convert.cpp:
-// round up iff floor(frac * 2^32) + rbits >= 2^32, frac = the discarded
-// fraction of one ulp). Policy::flush_input_subnormals is ignored here.
+// formats). sr uses rbits: the carry out of the integer addition of the 32
+// random bits to the discarded bits, most significant bits aligned (PTX ISA
+// cvt .rs; oracle.cpp sr_carry says how it is read from the text).
+// Policy::flush_input_subnormals is ignored here.
 std::uint32_t encode(Fmt f, const Value& x, const Policy& p, std::uint32_t rbits = 0);
 // encode(f, value of fp32 bits) with flush_input_subnormals applied.
 std::uint32_t encode_f32(Fmt f, std::uint32_t bits, const Policy& p, std::uint32_t rbits = 0);

@@ -56,12 +56,12 @@ std::uint64_t round_magnitude(std::uint64_t sig, std::int64_t exp, std::int64_t 
       if (nonzero && !neg) ++n;
       break;
     case Rounding::sr: {
-      // PTX ISA "cvt" (section 9.7.9.21), rounding modifier .rs: the random
-      // bits are added to the bits about to be discarded and the sum is
-      // truncated. Reading used here (SPEC C2): the 32 random bits are
-      // aligned with the most significant discarded bit; discarded bits
-      // below the 32nd are dropped before the addition. Round up iff
-      // d + rbits >= 2^32 where d = top 32 bits of the discarded fraction.
+      // SPEC C2 (from the PTX ISA text of cvt .rs, section 9.7.9.21): round
+      // away from zero iff adding the random bits to the discarded bits,
+      // most significant bits aligned, carries out of the discarded field.
+      // With the 32 random bits: iff d + rbits >= 2^32, d = the 32 most
+      // significant discarded bits (lower ones cannot carry). The oracle
+      // (reference/oracle, sr_carry) performs the addition literally.
       std::uint64_t d;
       if (shift >= 96) {
         d = 0;
