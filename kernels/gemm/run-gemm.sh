@@ -80,6 +80,11 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     done
   done
   timeout 150 python3 "$(dirname "$0")/bench/torch_bench.py" 50 2>&1 | tee -a "$S"
+  if [ -n "${TUNE:-}" ]; then  # w4a16 decode tile widths
+    for shp in "1 7168 2048" "1 2048 7168" "16 7168 2048" "16 2048 7168" "64 7168 2048" "64 2048 7168"; do
+      for bn in 16 32 64; do timeout 30 $BENCH time w4a16 $shp 200 $bn 2>&1 | tee -a "$S"; done
+    done
+  fi
 fi
 if command -v cuobjdump >/dev/null; then
   cuobjdump -sass $BENCH >"$L/sass.txt" 2>&1

@@ -1,7 +1,7 @@
 // mxgemmbench.cpp - timing and model-distance harness for the C11 GEMMs
 // (kernels/gemm, reference/SPEC.md C11). Used by kernels/gemm/run-gemm.sh.
 //
-//   mxgemmbench time mxfp8|mxfp8_e5m2|w4a16 M N K [iters]
+//   mxgemmbench time mxfp8|mxfp8_e5m2|w4a16 M N K [iters] [bn (w4a16 M <= 64: tile width)]
 //       one CSV line: kernel,M,N,K,us_per_call,tflops (device pointers,
 //       random codes, scales 120..134, bf16 out; median of 5 runs of `iters`
 //       back-to-back launches; B rotates over enough copies (>= 128 MB) that
@@ -60,7 +60,7 @@ int rotations(std::size_t b_bytes) {
   return static_cast<int>(std::clamp<std::size_t>(n, 1, 16));
 }
 
-int time_cmd(const std::string& kind, std::int64_t m, std::int64_t n, std::int64_t k, int iters) {
+int time_cmd(const std::string& kind, std::int64_t m, std::int64_t n, std::int64_t k, int iters, int bn) {
   std::mt19937_64 rng(1);
   const std::int64_t nkb = (k + 31) / 32;
   cudaEvent_t e0, e1;
@@ -83,7 +83,7 @@ int time_cmd(const std::string& kind, std::int64_t m, std::int64_t n, std::int64
     }
     std::sort(t.begin(), t.end());
     const double us = t[2];
-    std::printf("%s,%lld,%lld,%lld,%.2f,%.1f\n", kind.c_str(), static_cast<long long>(m), static_cast<long long>(n),
+    std::printf("%s%s,%lld,%lld,%lld,%.2f,%.1f\n", kind.c_str(), bn ? ("(bn" + std::to_string(bn) + ")").c_str() : "", static_cast<long long>(m), static_cast<long long>(n),
                 static_cast<long long>(k), us, 2.0 * static_cast<double>(m) * n * k / (us * 1e-6) / 1e12);
   };
   if (kind == "w4a16") {
@@ -98,6 +98,7 @@ int time_cmd(const std::string& kind, std::int64_t m, std::int64_t n, std::int64
     mxk::W4a16GemmArgs x;
     x.m = m; x.n = n; x.k = k; x.a = a; x.lda = k;
     x.d = d;
+    x.bn = bn;
     x.out = mx::Fmt::bf16;
     run(nrot, [&](int r) {
       x.b = {b[static_cast<std::size_t>(r)], (k + 1) / 2, sb[static_cast<std::size_t>(r)], mx::ScaleLayout::dense};
@@ -200,7 +201,7 @@ int main(int argc, char** argv) {
     const int extra = argc > 6 ? std::atoi(argv[6]) : 0;
     if (kind != "mxfp8" && kind != "mxfp8_e5m2" && kind != "w4a16") throw mx::InvalidArgument("unknown kernel " + kind);
     if (m <= 0 || n <= 0 || k <= 0) throw mx::InvalidArgument("M, N, K must be positive");
-    if (cmd == "time") return time_cmd(kind, m, n, k, extra > 0 ? extra : 20);
+    if (cmd == "time") return time_cmd(kind, m, n, k, extra > 0 ? extra : 20, argc > 7 ? std::atoi(argv[7]) : 0);
     if (cmd == "distance") return distance_cmd(kind, m, n, k, extra > 0 ? extra : 8);
     throw mx::InvalidArgument("unknown command " + cmd);
   } catch (const std::exception& e) {
