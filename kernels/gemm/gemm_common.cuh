@@ -44,6 +44,11 @@ __device__ __forceinline__ void cp_async16_zfill(void* smem, const void* gmem, i
   const auto s = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem), "r"(src_bytes) : "memory");
 }
+// 4 bytes (scale codes) into shared memory; src 4-byte aligned.
+__device__ __forceinline__ void cp_async4(void* smem, const void* gmem) {
+  const auto s = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(gmem) : "memory");
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 template <int N>
@@ -130,6 +135,24 @@ __device__ __forceinline__ std::uint16_t out_bf16(float v) {
 // Scale offset of (row r, k-block kb) for a dense [rows][nkb] or tcgen05 buffer.
 __device__ __forceinline__ std::int64_t scale_off(bool tcgen05, std::int64_t r, std::int64_t kb, std::int64_t nkb) {
   return tcgen05 ? mx::tcgen05_offset(r, kb, (nkb + 3) / 4) : r * nkb + kb;
+}
+
+// The 4 scale codes of row r, k-blocks kb4 .. kb4 + 3 (kb4 a multiple of 4),
+// into a shared-memory word (byte j = k-block kb4 + j). vec: those 4 bytes
+// are one aligned word of the buffer (tcgen05, or dense with nkb % 4 == 0;
+// 4-byte aligned base), copied by cp.async; otherwise byte loads (codes past
+// nkb are 0 there; they meet only k-blocks past K).
+__device__ __forceinline__ void load_codes4(std::uint32_t* smem, const std::uint8_t* sc, bool tcgen05, bool vec,
+                                            std::int64_t r, std::int64_t kb4, std::int64_t nkb) {
+  if (vec) {
+    cp_async4(smem, sc + scale_off(tcgen05, r, kb4, nkb));
+    return;
+  }
+  std::uint32_t w = 0;
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    if (kb4 + j < nkb) w |= std::uint32_t{sc[scale_off(tcgen05, r, kb4 + j, nkb)]} << (8 * j);
+  *smem = w;
 }
 
 // ---- MXFP4 -> bf16 widening, 32 elements at a time (C11 w4a16) -------------

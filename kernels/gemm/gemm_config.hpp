@@ -33,7 +33,7 @@ struct W4 {
 // M > 64: 128 x 128 tiles, two per SM (MI = 2, 256 x 128, spills at 255 registers).
 using W4Large = W4<2, 1, 128, 128, 64, 4, 2>;
 template <int BN>
-using W4Decode16 = W4<1, 1, 16, BN, 128, 8, 1>;  // M <= 16
+using W4Decode16 = W4<1, 1, 16, BN, 256, 4, 1>;  // M <= 16
 template <int BN>
 using W4Decode64 = W4<1, 1, 64, BN, 128, 4, 1>;  // 16 < M <= 64
 constexpr int kW4Group = 8;

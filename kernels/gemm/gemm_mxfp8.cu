@@ -9,11 +9,12 @@
 // k-blocks stream through ST shared-memory stages by cp.async (ST - 1 tiles
 // in flight; zero fill past K, rows past M / N are not loaded since their D
 // rows / columns are never stored). Each k-block: wgmma into p (scale_d 0),
-// wait, then 2 x BN/2 fp32 ops per thread (s = sa * sb, fma); the FMAs of one
-// warpgroup overlap the other's wgmma on the tensor cores (this fp32 work is
-// the bound: see bench/results/gemm.md). The scale codes of a tile are
-// prefetched into registers two tiles ahead by an owner thread per row of A
-// and of B, and stored to shared memory as fp32 powers of two before use.
+// then 2 x BN/2 fp32 ops per thread (s = sa * sb, fma) while the wgmma of the
+// next k-block runs (two p buffers), and the other warpgroup's too (this fp32
+// work is the bound: see bench/results/gemm.md). The scale codes of a tile travel
+// with it (cp.async, one word per row of A and of B, copied by an owner
+// thread per row), and the owner turns them into fp32 powers of two one
+// iteration ahead of use.
 #include <cuda_runtime.h>
 
 #include <string>
@@ -31,7 +32,7 @@ struct Fp8Params {
   std::int64_t m, n, k, nkb, mt, nt;
   const std::uint8_t *a, *b, *sa, *sb;
   std::int64_t lda, ldb;
-  bool tc_a, tc_b, vec_a, vec_b;
+  bool tc_a, tc_b, vec_a, vec_b, vsc_a, vsc_b;
   const float* c;
   void* d;
 };
@@ -43,7 +44,8 @@ struct Fp8Layout {
   static constexpr int BM = 64 * C::NWG, BN = C::BN, THREADS = 128 * C::NWG;
   static constexpr int SBW = BN / 4 + 4;  // floats per (k-block, l%4) row of B scales (padded)
   static constexpr int A = 0, B = A + kKb * BM * 32, SA = B + kKb * BN * 32, SB = SA + kKb * BM * 4;
-  static constexpr int STAGE = ((SB + kKb * 4 * SBW * 4) + 127) / 128 * 128;
+  static constexpr int CODES = SB + kKb * 4 * SBW * 4;  // raw scale codes: one word per row of A, then of B
+  static constexpr int STAGE = ((CODES + 4 * (BM + BN)) + 127) / 128 * 128;
   static constexpr int BYTES = C::ST * STAGE;
   static_assert(BM + BN <= THREADS, "one scale owner thread per row of A and B");
 };
@@ -70,19 +72,30 @@ __device__ __forceinline__ void load_tile(std::uint8_t* st, const Fp8Params& p, 
     if (n0 + r < p.n)
       load16(st + L::B + kb * L::BN * 32 + core_off(r, j), p.b + (n0 + r) * p.ldb + kc, p.k - kc, p.vec_b, p.b);
   }
+  // Scale codes: thread t < BM + BN copies those of its own row (it converts them later).
+  auto* codes = reinterpret_cast<std::uint32_t*>(st + L::CODES);
+  if (tid < L::BM) {
+    if (m0 + tid < p.m) load_codes4(codes + tid, p.sa, p.tc_a, p.vsc_a, m0 + tid, kt * kKb, p.nkb);
+  } else if (tid < L::BM + L::BN) {
+    if (n0 + tid - L::BM < p.n) load_codes4(codes + tid, p.sb, p.tc_b, p.vsc_b, n0 + tid - L::BM, kt * kKb, p.nkb);
+  }
 }
 
-// The owner's 4 scale codes of k-tile kt (one byte each; 127 past the end).
-__device__ __forceinline__ std::uint32_t load_codes(const std::uint8_t* s, bool tc, std::int64_t row, bool live,
-                                                    std::int64_t kt, std::int64_t nkb) {
-  std::uint32_t v = 0;
+// The owner's converted scales of the tile in stage st: fp32 powers of two
+// (C11's factors), A rows as [k-block][row], B rows permuted so that a thread
+// reads its columns' factors with float4 loads.
+template <class C>
+__device__ __forceinline__ void convert_codes(std::uint8_t* st) {
+  using L = Fp8Layout<C>;
+  const int tid = static_cast<int>(threadIdx.x);
+  if (tid >= L::BM + L::BN) return;
+  const std::uint32_t w = reinterpret_cast<const std::uint32_t*>(st + L::CODES)[tid];
+  const bool a = tid < L::BM;
+  const int rb = tid - L::BM;
+  float* dst = reinterpret_cast<float*>(st + (a ? L::SA : L::SB));
+  const int off = a ? tid : ((rb >> 1) & 3) * L::SBW + 2 * (rb >> 3) + (rb & 1);
 #pragma unroll
-  for (int j = 0; j < kKb; ++j) {
-    const std::int64_t kb = kt * kKb + j;
-    const std::uint32_t code = (live && kb < nkb) ? __ldg(s + scale_off(tc, row, kb, nkb)) : 127u;
-    v |= code << (8 * j);
-  }
-  return v;
+  for (int j = 0; j < kKb; ++j) dst[j * (a ? L::BM : 4 * L::SBW) + off] = ue8m0_f32((w >> (8 * j)) & 0xFFu);
 }
 
 #endif  // MXK_GEMM_HAVE_WGMMA
@@ -99,79 +112,72 @@ __global__ void __launch_bounds__(128 * C::NWG, 1) mxfp8_kernel(const Fp8Params 
   tile_of_block(p.mt, p.nt, C::GROUP, tm, tn);
   const std::int64_t m0 = tm * L::BM, n0 = tn * BN;
   const FragPos fp(m0 + 64 * wg, n0);
-  float acc[R], pr[R];
+  float acc[R], pa[R], pb[R];
   frag_init(acc, fp, p.c, p.m, p.n);
-#pragma unroll
-  for (int i = 0; i < R; ++i) pr[i] = 0.0f;
-  // Scale owner: thread t < BM holds row t of A, BM <= t < BM + BN row t - BM of B.
-  const bool own_a = tid < L::BM, own_b = !own_a && tid - L::BM < BN;
-  const std::int64_t orow = own_a ? m0 + tid : n0 + (tid - L::BM);
-  const bool olive = own_a ? orow < p.m : (own_b && orow < p.n);
-  const std::uint8_t* osc = own_a ? p.sa : p.sb;
-  const bool otc = own_a ? p.tc_a : p.tc_b;
-  int ob_off = 0;  // B owner: (l%4, j) position in the permuted scale row
-  if (own_b) {
-    const int rb = tid - L::BM;
-    ob_off = ((rb >> 1) & 3) * L::SBW + 2 * (rb >> 3) + (rb & 1);
-  }
   const std::int64_t ntiles = (p.nkb + kKb - 1) / kKb;
-  std::uint32_t code0 = load_codes(osc, otc, orow, olive, 0, p.nkb);
-  std::uint32_t code1 = load_codes(osc, otc, orow, olive, 1, p.nkb);
 #pragma unroll
   for (int s = 0; s < ST - 1; ++s) {
     if (s < ntiles) load_tile<C>(smem + s * L::STAGE, p, m0, n0, s);
     cp_async_commit();
   }
+  // The scale codes of tile kt + 1 are converted by their owners (who copied
+  // them) in iteration kt, before the barrier that publishes them.
+  cp_async_wait<ST - 2>();
+  if (ntiles > 0) convert_codes<C>(smem);
   const int arow = 64 * wg + 16 * w + (l >> 2);  // this thread's first row within the block tile
   for (std::int64_t kt = 0; kt < ntiles; ++kt) {
     std::uint8_t* st = smem + (kt % ST) * L::STAGE;
-    if (own_a || own_b) {  // this tile's scales as fp32 powers of two
-      float* dst = reinterpret_cast<float*>(st + (own_a ? L::SA : L::SB));
-#pragma unroll
-      for (int j = 0; j < kKb; ++j) {
-        const float v = ue8m0_f32((code0 >> (8 * j)) & 0xFFu);
-        if (own_a) dst[j * L::BM + tid] = v;
-        else dst[j * 4 * L::SBW + ob_off] = v;
-      }
-    }
-    code0 = code1;
-    if (kt + 2 < ntiles) code1 = load_codes(osc, otc, orow, olive, kt + 2, p.nkb);
-    cp_async_wait<ST - 2>();
+    cp_async_wait<ST - 3>();  // tiles kt and kt + 1 landed (this thread's copies)
+    if (kt + 1 < ntiles) convert_codes<C>(smem + ((kt + 1) % ST) * L::STAGE);
     fence_proxy_async();
-    __syncthreads();  // tile kt landed; every thread is done with tile kt - 1
+    __syncthreads();  // tile kt and its scales visible; every thread is done with tile kt - 1
     if (kt + ST - 1 < ntiles) load_tile<C>(smem + ((kt + ST - 1) % ST) * L::STAGE, p, m0, n0, kt + ST - 1);
     cp_async_commit();
     const float* sa = reinterpret_cast<const float*>(st + L::SA);
     const float* sb = reinterpret_cast<const float*>(st + L::SB) + (l & 3) * L::SBW;
-#pragma unroll
-    for (int j = 0; j < kKb; ++j) {
+    // k-block j: wgmma into a zero accumulator (p_j, two buffers so that the
+    // wgmma of k-block j + 1 runs while the FMAs of k-block j do).
+    auto mma = [&](int j, float(&d)[R]) {
       const std::uint64_t da = smem_desc(st + L::A + j * L::BM * 32 + 64 * wg * 32);
       const std::uint64_t db = smem_desc(st + L::B + j * BN * 32);
       wgmma_fence();
       if constexpr (E5M2) {
-        Wgmma<BN>::e5m2(pr, da, db, 0);
+        Wgmma<BN>::e5m2_zero(d, da, db);
       } else {
-        Wgmma<BN>::e4m3(pr, da, db, 0);
+        Wgmma<BN>::e4m3_zero(d, da, db);
       }
       wgmma_commit();
-      wgmma_wait<0>();
+    };
+    auto fold = [&](int j, float(&d)[R]) {  // acc = fma(p_j, sa * sb, acc), in k order
 #pragma unroll
-      for (int i = 0; i < R; ++i) pin(pr[i]);
-      if (kt * kKb + j < p.nkb) {  // k-blocks past K are not in the model
-        const float sa0 = sa[j * L::BM + arow], sa1 = sa[j * L::BM + arow + 8];
+      for (int i = 0; i < R; ++i) pin(d[i]);
+      if (kt * kKb + j >= p.nkb) return;  // k-blocks past K are not in the model
+      const float sa0 = sa[j * L::BM + arow], sa1 = sa[j * L::BM + arow + 8];
 #pragma unroll
-        for (int t = 0; t < BN / 16; ++t) {
-          const float4 sbv = *reinterpret_cast<const float4*>(sb + j * 4 * L::SBW + 4 * t);
-          const float sbs[4] = {sbv.x, sbv.y, sbv.z, sbv.w};
+      for (int t = 0; t < BN / 16; ++t) {
+        const float4 sbv = *reinterpret_cast<const float4*>(sb + j * 4 * L::SBW + 4 * t);
+        const float sbs[4] = {sbv.x, sbv.y, sbv.z, sbv.w};
 #pragma unroll
-          for (int u = 0; u < 8; ++u) {  // values i = 8t + u: column pair 2t + (u >> 2), row half (u >> 1) & 1
-            const int i = 8 * t + u;
-            const float s = mul_rn((u >> 1) & 1 ? sa1 : sa0, sbs[2 * (u >> 2) + (u & 1)]);
-            acc[i] = fma_rn(pr[i], s, acc[i]);
-          }
+        for (int u = 0; u < 8; ++u) {  // values i = 8t + u: column pair 2t + (u >> 2), row half (u >> 1) & 1
+          const int i = 8 * t + u;
+          const float s = mul_rn((u >> 1) & 1 ? sa1 : sa0, sbs[2 * (u >> 2) + (u & 1)]);
+          acc[i] = fma_rn(d[i], s, acc[i]);
         }
       }
-    }
+    };
+    static_assert(kKb == 4, "the k-block pipeline below is written out for 4 k-blocks per tile");
+    mma(0, pa);
+    mma(1, pb);
+    wgmma_wait<1>();
+    fold(0, pa);
+    mma(2, pa);
+    wgmma_wait<1>();
+    fold(1, pb);
+    mma(3, pb);
+    wgmma_wait<1>();
+    fold(2, pa);
+    wgmma_wait<0>();
+    fold(3, pb);
   }
   cp_async_wait_all();
   frag_store<BF16>(acc, fp, p.d, p.m, p.n);
@@ -232,6 +238,8 @@ void mxfp8_gemm_launch(const Mxfp8GemmArgs& x, void* stream) {
   p.tc_b = check_layout(x.b.layout);
   p.vec_a = p.lda % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.a) % 16 == 0;
   p.vec_b = p.ldb % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.b) % 16 == 0;
+  p.vsc_a = (p.tc_a || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sa) % 4 == 0;
+  p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
   p.c = x.c;
   p.d = x.d;
   const auto s = static_cast<cudaStream_t>(stream);

@@ -12,7 +12,8 @@
 //   k order of every element), deep cp.async pipelines, and only the first AR
 //   rows of A in shared memory (the wgmma's other rows read neighbouring bytes
 //   of the same stage, which only reach rows of D that are never stored).
-// Per k-tile: the stage's raw B (packed, cp.async) is widened by all threads
+// Per k-tile: the stage's raw B (packed) and its scale codes (one word per
+// row), both by cp.async, are widened by all threads
 // into one of two widened buffers while the wgmma steps of the previous
 // k-tile run; then KT/16 wgmma steps. Every tile issues all its k-steps: the
 // steps past the model's ceil(K / 16) have only zero products (A and B are
@@ -39,7 +40,7 @@ struct W4Params {
   std::int64_t lda;
   const std::uint8_t *b, *sb;
   std::int64_t ldb;
-  bool tc_b, vec_a, vec_b;
+  bool tc_b, vec_a, vec_b, vsc_b;
   const float* c;
   void* d;
 };
@@ -48,12 +49,16 @@ template <class C>
 struct W4Layout {
   static constexpr int THREADS = 128 * C::NWG, S16 = C::KT / 16, KB = C::KT / 32;
   static constexpr int A_BYTES = S16 * C::AR * 32 + (C::AR < 64 ? 2048 - C::AR * 32 : 0);
-  static constexpr int RAW = A_BYTES;  // packed B: [KB][BN][16 bytes]
-  static constexpr int STAGE = (RAW + KB * C::BN * 16 + 127) / 128 * 128;
+  static constexpr int RAW = A_BYTES;                // packed B: [KB][BN][16 bytes]
+  static constexpr int CODES = RAW + KB * C::BN * 16;  // B's scale codes: CW words (4 k-blocks each) per row
+  static constexpr int CW = (KB + 3) / 4;             // KT = 64: the aligned word holding the tile's 2 k-blocks
+  static constexpr int STAGE = (CODES + 4 * CW * C::BN + 127) / 128 * 128;
   static constexpr int WB = C::ST * STAGE, WB_BYTES = S16 * C::BN * 32;  // two widened buffers
   static constexpr int BYTES = WB + 2 * WB_BYTES;
   static constexpr int TASKS = C::BN * KB, TPT = (TASKS + THREADS - 1) / THREADS;  // widening tasks
   static_assert(C::AR == C::BM || (C::NWG == 1 && C::MI == 1 && C::AR <= 64), "AR < BM only for one 64-row tile");
+  static_assert(C::KT == 64 || C::KT % 128 == 0, "k-tiles of 64 or of whole scale words");
+  static_assert(C::BN * CW <= THREADS, "one scale word per thread");
 };
 
 #ifdef MXK_GEMM_HAVE_WGMMA
@@ -75,13 +80,14 @@ __device__ __forceinline__ void load_tile(std::uint8_t* st, const W4Params& p, s
     const std::int64_t kc = k0 + 32 * kb;
     if (n0 + r < p.n) load16(st + L::RAW + t * 16, p.b + (n0 + r) * p.ldb + kc / 2, (p.k - kc + 1) / 2, p.vec_b, p.b);
   }
+  if (tid < C::BN * L::CW) {  // word tid % CW of row tid / CW
+    const int r = tid / L::CW, wi = tid % L::CW;
+    const std::int64_t kb4 = ((kt * L::KB) & ~std::int64_t{3}) + 4 * wi;
+    if (n0 + r < p.n && kb4 < p.nkb)
+      load_codes4(reinterpret_cast<std::uint32_t*>(st + L::CODES) + tid, p.sb, p.tc_b, p.vsc_b, n0 + r, kb4, p.nkb);
+  }
 }
 
-template <class C>
-__device__ __forceinline__ std::uint32_t load_code(const W4Params& p, std::int64_t n0, int t, std::int64_t kt) {
-  const std::int64_t row = n0 + t % C::BN, kb = kt * (C::KT / 32) + t / C::BN;
-  return (t < W4Layout<C>::TASKS && row < p.n && kb < p.nkb) ? __ldg(p.sb + scale_off(p.tc_b, row, kb, p.nkb)) : 127u;
-}
 #endif  // MXK_GEMM_HAVE_WGMMA
 
 template <class C, bool BF16>
@@ -102,12 +108,6 @@ __global__ void __launch_bounds__(128 * C::NWG, C::MINB) w4a16_kernel(const W4Pa
     for (int i = 0; i < R; ++i) pin(acc[mi][i]);  // keeps the chain in fp32 registers
   }
   const std::int64_t ntiles = (p.k + C::KT - 1) / C::KT;
-  std::uint32_t code0[L::TPT], code1[L::TPT];
-#pragma unroll
-  for (int i = 0; i < L::TPT; ++i) {
-    code0[i] = load_code<C>(p, n0, tid + i * L::THREADS, 0);
-    code1[i] = load_code<C>(p, n0, tid + i * L::THREADS, 1);
-  }
 #pragma unroll
   for (int s = 0; s < ST - 2; ++s) {
     if (s < ntiles) load_tile<C>(smem + s * L::STAGE, p, m0, n0, s);
@@ -130,13 +130,15 @@ __global__ void __launch_bounds__(128 * C::NWG, C::MINB) w4a16_kernel(const W4Pa
       if (L::TASKS % L::THREADS == 0 || t < L::TASKS) {
         const int r = t % BN, kb = t / BN;
         const uint4 raw = *reinterpret_cast<const uint4*>(st + L::RAW + t * 16);
+        const std::int64_t kbg = kt * L::KB + kb;  // k-block of the chunk
+        const int wi = static_cast<int>((kbg - ((kt * L::KB) & ~std::int64_t{3})) >> 2);
+        const std::uint32_t code =
+            (reinterpret_cast<const std::uint32_t*>(st + L::CODES)[r * L::CW + wi] >> (8 * (kbg & 3))) & 0xFFu;
         std::uint8_t* dst = wb + 2 * kb * BN * 32;
-        widen32(raw, ue8m0_bf16x2(code0[i]), p.k - (kt * C::KT + 32 * kb), [&](int q, uint4 v) {
+        widen32(raw, ue8m0_bf16x2(code), p.k - (kt * C::KT + 32 * kb), [&](int q, uint4 v) {
           *reinterpret_cast<uint4*>(dst + (q >> 1) * BN * 32 + core_off(r, q & 1)) = v;
         });
       }
-      code0[i] = code1[i];
-      code1[i] = load_code<C>(p, n0, t, kt + 2);
     }
     fence_proxy_async();
     __syncthreads();  // the widened slice is complete
@@ -221,6 +223,7 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   p.tc_b = check_layout(x.b.layout);
   p.vec_a = p.lda % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.a) % 16 == 0;
   p.vec_b = p.ldb % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.b) % 16 == 0;
+  p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
   p.c = x.c;
   p.d = x.d;
   int bn = x.bn;

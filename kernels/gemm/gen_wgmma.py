@@ -10,7 +10,8 @@ HEAD = """// wgmma_ops.cuh - the wgmma.mma_async forms the C11 GEMMs issue (sm_9
 // instruction with its N/2 fp32 accumulators per thread. PTX ISA 9.0 section
 // 9.7.15.5: A and B from shared-memory descriptors (K-major), `scale_d` 0 =
 // start from zero (C11 mxfp8: every k-block from a zero accumulator), 1 =
-// accumulate (C11 w4a16); operand scales +1; bf16 with no transposes.
+// accumulate (C11 w4a16); operand scales +1; bf16 with no transposes. The
+// fp8 `_zero` forms start from zero with outputs only (no register inputs).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,21 @@ def form(name, kk, n):
             f'        : "memory");\n  }}\n')
 
 
+def form_zero(name, kk, n):
+    """The fp8 form from a zero accumulator (scale-d false): outputs only, so
+    the accumulator registers need no defining instruction before it."""
+    r = n // 2
+    regs = ",".join(f"%{i}" for i in range(r))
+    outs = ", ".join(f'"=f"(d[{i}])' for i in range(r))
+    return (f"  static __device__ __forceinline__ void {name}_zero(float (&d)[{r}], std::uint64_t da, std::uint64_t db) {{\n"
+            f"    asm volatile(\n"
+            f'        "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{r + 2}, 0;\\n"\n'
+            f'        "wgmma.mma_async.sync.aligned.m64n{n}k{kk}.f32.{name}.{name} {{{regs}}}, %{r}, %{r + 1}, p, 1, 1;\\n}}\\n"\n'
+            f"        : {outs}\n"
+            f'        : "l"(da), "l"(db), "r"(0)\n'
+            f'        : "memory");\n  }}\n')
+
+
 def main():
     ns = sorted({n for _, (_, lst) in FORMS.items() for n in lst})
     out = [HEAD]
@@ -45,6 +61,8 @@ def main():
         for name, (kk, lst) in FORMS.items():
             if n in lst:
                 out.append(form(name, kk, n))
+                if name != "bf16":
+                    out.append(form_zero(name, kk, n))
         out.append("};\n")
     out.append("\n}  // namespace mxk::gemm\n")
     print("".join(out), end="")

@@ -9,6 +9,8 @@
 # Usage (repository root): OUT=<dir> kernels/gemm/run-gemm.sh
 # Env: GATE_FILTER (gtest filter, default all), SKIP_BENCH=1, SKIP_SAN=1,
 #   SKIP_DIST=1 (no model-vs-exact report), SAN_TIMEOUT / GATE_TIMEOUT (s),
+#   PROFILE=1 (ncu: speed of light, warp states, pipes of one launch each of
+#   mxfp8 8192^3, w4a16 8192^3 and w4a16 16 x 2048 x 7168, to $OUT/ncu.txt),
 #   GEMM_BIN=<dir>: use prebuilt mx_gemm_gate, mxgemmbench (and
 #   mx_c11_cpu_test if present) from <dir> (or <dir>.tar.gz, unpacked) instead
 #   of building here (saves device time: build on a CPU machine with
@@ -85,6 +87,14 @@ if [ -z "${SKIP_BENCH:-}" ]; then
       for bn in 16 32 64; do timeout 30 $BENCH time w4a16 $shp 200 $bn 2>&1 | tee -a "$S"; done
     done
   fi
+fi
+if [ -n "${PROFILE:-}" ] && command -v ncu >/dev/null; then
+  for job in "mxfp8 8192 8192 8192" "w4a16 8192 8192 8192" "w4a16 16 2048 7168"; do
+    echo "### $job" >>"$OUT/ncu.txt"
+    timeout 60 ncu --clock-control none -c 1 -k regex:'mxfp8_kernel|w4a16_kernel' --section SpeedOfLight \
+      --section WarpStateStats --section ComputeWorkloadAnalysis --section Occupancy $BENCH time $job 1 >>"$OUT/ncu.txt" 2>&1
+  done
+  log "ncu: $(grep -c 'Section: ' "$OUT/ncu.txt") sections in ncu.txt"
 fi
 if command -v cuobjdump >/dev/null; then
   cuobjdump -sass $BENCH >"$L/sass.txt" 2>&1
