@@ -181,14 +181,15 @@ TEST(GemmGateSanitizer, Mxfp8Small) {
   run_fp8({"mxfp8_e4m3", 17, 33, 70, kDense, Fmt::fp32, true, 3}, 1);
   run_fp8({"mxfp8_e5m2", 5, 130, 33, kTc, Fmt::bf16, false, 3}, 2);
   run_fp8({"mxfp8_e4m3", 70, 136, 208, kTc, Fmt::bf16, true, 3}, 5);   // large tiles, cp.async, ragged k-tile
-  run_fp8({"mxfp8_e5m2", 9, 72, 160, kDense, Fmt::fp32, false, 3}, 6);  // small tiles, cp.async
+  run_fp8({"mxfp8_e5m2", 9, 72, 256, kDense, Fmt::fp32, false, 3}, 6);  // small tiles, cp.async (scales too)
 }
 
 TEST(GemmGateSanitizer, W4a16Small) {
   REQUIRE_GPU();
   run_w4({3, 40, 77, kDense, Fmt::fp32, true, 3, 32}, 3);
   run_w4({66, 130, 64, kTc, Fmt::bf16, false, 3, 128}, 4);
-  run_w4({5, 50, 160, kDense, Fmt::bf16, true, 3, 16}, 7);   // decode (AR 16), cp.async, ragged k-tile
+  run_w4({5, 50, 256, kDense, Fmt::bf16, true, 3, 16}, 7);   // decode (AR 16), cp.async (scales too)
+  run_w4({6, 40, 352, kTc, Fmt::fp32, false, 3, 32}, 10);    // decode (AR 16), ragged k-tile
   run_w4({40, 70, 96, kTc, Fmt::fp32, false, 3, 64}, 8);     // decode (AR 64)
   run_w4({130, 136, 224, kDense, Fmt::fp32, true, 3, 0}, 9);  // large, cp.async
 }
