@@ -30,8 +30,9 @@ struct W4 {
   static constexpr int NWG = NWG_, MI = MI_, AR = AR_, BN = BN_, KT = KT_, ST = ST_, MINB = MINB_;
   static constexpr int BM = 64 * NWG * MI;
 };
-// M > 64: 128 x 128 tiles, two per SM (MI = 2, 256 x 128, spills at 255 registers).
-using W4Large = W4<2, 1, 128, 128, 64, 4, 2>;
+// M > 64: 128 x 128 tiles, two per SM (3 stages fit twice in shared memory;
+// MI = 2, 256 x 128, spills at 255 registers).
+using W4Large = W4<2, 1, 128, 128, 64, 3, 2>;
 template <int BN>
 using W4Decode16 = W4<1, 1, 16, BN, 256, 4, 1>;  // M <= 16
 template <int BN>
@@ -42,7 +43,7 @@ constexpr int kW4Group = 8;
 // k order), but few enough that A (re-read by every block) stays cheap.
 inline int w4_decode_bn(std::int64_t m, std::int64_t n, int sms) {
   if (m <= 16) return (n + 31) / 32 >= sms ? 32 : 16;
-  return (n + 63) / 64 >= (3 * sms) / 4 ? 64 : 32;
+  return (n + 63) / 64 >= (3 * sms) / 4 ? 64 : 16;
 }
 
 }  // namespace mxk::gemm::cfg

@@ -51,26 +51,52 @@ struct Fp8Layout {
 };
 
 #ifdef MXK_GEMM_HAVE_WGMMA
-// cp.async of k-tile kt (A and B elements) into one stage.
+// What a thread loads of every k-tile, fixed for the block: two threads per
+// row of A and of B (thread t: row t / 2, 16-byte chunk t % 2 of each of the
+// 4 k-blocks), its row pointers and shared-memory offsets computed once.
+struct Fp8Rows {
+  const std::uint8_t *a, *b;  // row start + 16 * chunk
+  int da, db;                 // shared-memory offset of k-block 0 within A / B
+  bool la, lb;                // the rows exist (rows past M / N are never loaded)
+  int ja;                     // the chunk (0 or 1)
+};
+
 template <class C>
-__device__ __forceinline__ void load_tile(std::uint8_t* st, const Fp8Params& p, std::int64_t m0, std::int64_t n0,
-                                          std::int64_t kt) {
+__device__ __forceinline__ Fp8Rows fp8_rows(const Fp8Params& p, std::int64_t m0, std::int64_t n0) {
+  using L = Fp8Layout<C>;
+  static_assert(L::THREADS == 2 * L::BM && L::THREADS == 2 * L::BN, "two loading threads per row");
+  const int tid = static_cast<int>(threadIdx.x), r = tid >> 1, j = tid & 1;
+  Fp8Rows w;
+  w.la = m0 + r < p.m;
+  w.lb = n0 + r < p.n;
+  w.a = p.a + (w.la ? (m0 + r) * p.lda : 0) + 16 * j;
+  w.b = p.b + (w.lb ? (n0 + r) * p.ldb : 0) + 16 * j;
+  w.da = L::A + core_off(r, j);
+  w.db = L::B + core_off(r, j);
+  w.ja = j;
+  return w;
+}
+
+// cp.async of k-tile kt (A and B elements, scale codes) into one stage.
+template <class C>
+__device__ __forceinline__ void load_tile(std::uint8_t* st, const Fp8Params& p, const Fp8Rows& w, std::int64_t m0,
+                                          std::int64_t n0, std::int64_t kt) {
   using L = Fp8Layout<C>;
   const int tid = static_cast<int>(threadIdx.x);
   const std::int64_t k0 = kt * cfg::kFp8Kt;
+  if (p.vec_a && p.vec_b && k0 + cfg::kFp8Kt <= p.k) {  // whole tile inside K: plain copies
 #pragma unroll
-  for (int u = tid; u < L::BM * 2 * kKb; u += L::THREADS) {
-    const int j = u & 1, r = (u >> 1) % L::BM, kb = (u >> 1) / L::BM;
-    const std::int64_t kc = k0 + 32 * kb + 16 * j;
-    if (m0 + r < p.m)
-      load16(st + L::A + kb * L::BM * 32 + core_off(r, j), p.a + (m0 + r) * p.lda + kc, p.k - kc, p.vec_a, p.a);
-  }
+    for (int kb = 0; kb < kKb; ++kb) {
+      if (w.la) cp_async16(st + w.da + kb * L::BM * 32, w.a + k0 + 32 * kb);
+      if (w.lb) cp_async16(st + w.db + kb * L::BN * 32, w.b + k0 + 32 * kb);
+    }
+  } else {
 #pragma unroll
-  for (int u = tid; u < L::BN * 2 * kKb; u += L::THREADS) {
-    const int j = u & 1, r = (u >> 1) % L::BN, kb = (u >> 1) / L::BN;
-    const std::int64_t kc = k0 + 32 * kb + 16 * j;
-    if (n0 + r < p.n)
-      load16(st + L::B + kb * L::BN * 32 + core_off(r, j), p.b + (n0 + r) * p.ldb + kc, p.k - kc, p.vec_b, p.b);
+    for (int kb = 0; kb < kKb; ++kb) {
+      const std::int64_t kc = k0 + 32 * kb + 16 * w.ja;
+      if (w.la) load16(st + w.da + kb * L::BM * 32, w.a + k0 + 32 * kb, p.k - kc, p.vec_a, p.a);
+      if (w.lb) load16(st + w.db + kb * L::BN * 32, w.b + k0 + 32 * kb, p.k - kc, p.vec_b, p.b);
+    }
   }
   // Scale codes: thread t < BM + BN copies those of its own row (it converts them later).
   auto* codes = reinterpret_cast<std::uint32_t*>(st + L::CODES);
@@ -115,9 +141,10 @@ __global__ void __launch_bounds__(128 * C::NWG, 1) mxfp8_kernel(const Fp8Params 
   float acc[R], pa[R], pb[R];
   frag_init(acc, fp, p.c, p.m, p.n);
   const std::int64_t ntiles = (p.nkb + kKb - 1) / kKb;
+  const Fp8Rows rows = fp8_rows<C>(p, m0, n0);
 #pragma unroll
   for (int s = 0; s < ST - 1; ++s) {
-    if (s < ntiles) load_tile<C>(smem + s * L::STAGE, p, m0, n0, s);
+    if (s < ntiles) load_tile<C>(smem + s * L::STAGE, p, rows, m0, n0, s);
     cp_async_commit();
   }
   // The scale codes of tile kt + 1 are converted by their owners (who copied
@@ -131,7 +158,7 @@ __global__ void __launch_bounds__(128 * C::NWG, 1) mxfp8_kernel(const Fp8Params 
     if (kt + 1 < ntiles) convert_codes<C>(smem + ((kt + 1) % ST) * L::STAGE);
     fence_proxy_async();
     __syncthreads();  // tile kt and its scales visible; every thread is done with tile kt - 1
-    if (kt + ST - 1 < ntiles) load_tile<C>(smem + ((kt + ST - 1) % ST) * L::STAGE, p, m0, n0, kt + ST - 1);
+    if (kt + ST - 1 < ntiles) load_tile<C>(smem + ((kt + ST - 1) % ST) * L::STAGE, p, rows, m0, n0, kt + ST - 1);
     cp_async_commit();
     const float* sa = reinterpret_cast<const float*>(st + L::SA);
     const float* sb = reinterpret_cast<const float*>(st + L::SB) + (l & 3) * L::SBW;

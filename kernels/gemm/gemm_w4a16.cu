@@ -62,23 +62,67 @@ struct W4Layout {
 };
 
 #ifdef MXK_GEMM_HAVE_WGMMA
+// What a thread loads of every k-tile, fixed for the block: TPR threads per
+// row of A (thread t: row t / TPR, every TPR-th 8-element chunk from t % TPR),
+// one or two 32-element chunks of one row of B; pointers and shared-memory
+// offsets computed once.
 template <class C>
-__device__ __forceinline__ void load_tile(std::uint8_t* st, const W4Params& p, std::int64_t m0, std::int64_t n0,
+struct W4Rows {
+  static constexpr int TPR = W4Layout<C>::THREADS / C::AR, CPR = C::KT / 8, NCH = CPR / TPR;
+  static_assert(W4Layout<C>::THREADS % C::AR == 0 && TPR % 2 == 0 && CPR % TPR == 0, "A chunks per thread");
+  static_assert(W4Layout<C>::THREADS % C::BN == 0, "B rows per thread");
+  const std::uint16_t* a;  // row start + first chunk
+  const std::uint8_t* b;   // row start
+  int da, ka;              // shared-memory offset and k of the first chunk
+  bool la, lb;
+};
+
+template <class C>
+__device__ __forceinline__ W4Rows<C> w4_rows(const W4Params& p, std::int64_t m0, std::int64_t n0) {
+  using W = W4Rows<C>;
+  const int tid = static_cast<int>(threadIdx.x), r = tid / W::TPR, sub = tid % W::TPR, rb = tid % C::BN;
+  W w;
+  w.la = m0 + r < p.m;
+  w.ka = 16 * (sub >> 1) + 8 * (sub & 1);
+  w.a = p.a + (w.la ? (m0 + r) * p.lda : 0) + w.ka;
+  w.da = (sub >> 1) * C::AR * 32 + core_off(r, sub & 1);
+  w.lb = n0 + rb < p.n;
+  w.b = p.b + (w.lb ? (n0 + rb) * p.ldb : 0);
+  return w;
+}
+
+template <class C>
+__device__ __forceinline__ void load_tile(std::uint8_t* st, const W4Params& p, const W4Rows<C>& w, std::int64_t n0,
                                           std::int64_t kt) {
   using L = W4Layout<C>;
+  using W = W4Rows<C>;
   const int tid = static_cast<int>(threadIdx.x);
   const std::int64_t k0 = kt * C::KT;
-  for (int u = tid; u < C::AR * 2 * L::S16; u += L::THREADS) {  // A: 8 bf16 per chunk
-    const int j = u & 1, r = (u >> 1) % C::AR, s = (u >> 1) / C::AR;
-    const std::int64_t kc = k0 + 16 * s + 8 * j;
-    if (m0 + r < p.m)
-      load16(st + s * C::AR * 32 + core_off(r, j), reinterpret_cast<const std::uint8_t*>(p.a + (m0 + r) * p.lda + kc),
-             2 * (p.k - kc), p.vec_a, p.a);
-  }
-  for (int t = tid; t < L::TASKS; t += L::THREADS) {  // raw B: 32 elements (16 bytes) per chunk
-    const int r = t % C::BN, kb = t / C::BN;
-    const std::int64_t kc = k0 + 32 * kb;
-    if (n0 + r < p.n) load16(st + L::RAW + t * 16, p.b + (n0 + r) * p.ldb + kc / 2, (p.k - kc + 1) / 2, p.vec_b, p.b);
+  if (p.vec_a && p.vec_b && k0 + C::KT <= p.k) {  // whole tile inside K: plain copies
+#pragma unroll
+    for (int i = 0; i < W::NCH; ++i)  // chunk i: TPR / 2 slices further on
+      if (w.la) cp_async16(st + w.da + i * (W::TPR / 2) * C::AR * 32, w.a + k0 + i * 8 * W::TPR);
+#pragma unroll
+    for (int i = 0; i < L::TPT; ++i) {
+      const int t = tid + i * L::THREADS;
+      if ((L::TASKS % L::THREADS == 0 || t < L::TASKS) && w.lb)
+        cp_async16(st + L::RAW + t * 16, w.b + (k0 + 32 * (t / C::BN)) / 2);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < W::NCH; ++i) {
+      const std::int64_t kc = k0 + w.ka + i * 8 * W::TPR;
+      if (w.la)
+        load16(st + w.da + i * (W::TPR / 2) * C::AR * 32, reinterpret_cast<const std::uint8_t*>(w.a + k0 + i * 8 * W::TPR),
+               2 * (p.k - kc), p.vec_a, p.a);
+    }
+#pragma unroll
+    for (int i = 0; i < L::TPT; ++i) {
+      const int t = tid + i * L::THREADS;
+      const std::int64_t kc = k0 + 32 * (t / C::BN);
+      if ((L::TASKS % L::THREADS == 0 || t < L::TASKS) && w.lb)
+        load16(st + L::RAW + t * 16, w.b + kc / 2, (p.k - kc + 1) / 2, p.vec_b, p.b);
+    }
   }
   if (tid < C::BN * L::CW) {  // word tid % CW of row tid / CW
     const int r = tid / L::CW, wi = tid % L::CW;
@@ -108,9 +152,10 @@ __global__ void __launch_bounds__(128 * C::NWG, C::MINB) w4a16_kernel(const W4Pa
     for (int i = 0; i < R; ++i) pin(acc[mi][i]);  // keeps the chain in fp32 registers
   }
   const std::int64_t ntiles = (p.k + C::KT - 1) / C::KT;
+  const W4Rows<C> rows = w4_rows<C>(p, m0, n0);
 #pragma unroll
   for (int s = 0; s < ST - 2; ++s) {
-    if (s < ntiles) load_tile<C>(smem + s * L::STAGE, p, m0, n0, s);
+    if (s < ntiles) load_tile<C>(smem + s * L::STAGE, p, rows, n0, s);
     cp_async_commit();
   }
   // One k-tile. The first is peeled (its wgmma steps retire before the loop)
@@ -122,7 +167,7 @@ __global__ void __launch_bounds__(128 * C::NWG, C::MINB) w4a16_kernel(const W4Pa
     cp_async_wait<ST - 3>();
     fence_proxy_async();
     __syncthreads();  // tile kt landed; the wgmma steps of tile kt - 2 are complete
-    if (kt + ST - 2 < ntiles) load_tile<C>(smem + ((kt + ST - 2) % ST) * L::STAGE, p, m0, n0, kt + ST - 2);
+    if (kt + ST - 2 < ntiles) load_tile<C>(smem + ((kt + ST - 2) % ST) * L::STAGE, p, rows, n0, kt + ST - 2);
     cp_async_commit();
 #pragma unroll
     for (int i = 0; i < L::TPT; ++i) {  // widen this thread's 32-element chunks of B

@@ -8,7 +8,7 @@
 #   $OUT/gemm-logs.tgz build log, gate log, sanitizer logs, SASS op counts
 # Usage (repository root): OUT=<dir> kernels/gemm/run-gemm.sh
 # Env: GATE_FILTER (gtest filter, default all), SKIP_BENCH=1, SKIP_SAN=1,
-#   SKIP_DIST=1 (no model-vs-exact report), SAN_TIMEOUT / GATE_TIMEOUT (s),
+#   SKIP_DIST=1 (no model-vs-exact report), SAN_TIMEOUT / GATE_TIMEOUT / DIST_TIMEOUT (s),
 #   PROFILE=1 (ncu: speed of light, warp states, pipes of one launch each of
 #   mxfp8 8192^3, w4a16 8192^3 and w4a16 16 x 2048 x 7168, to $OUT/ncu.txt),
 #   GEMM_BIN=<dir>: use prebuilt mx_gemm_gate, mxgemmbench (and
@@ -33,15 +33,15 @@ t0=$(date +%s)
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv; } >>"$S" 2>&1
 if [ -n "${GEMM_BIN:-}" ]; then
   if [ ! -d "$GEMM_BIN" ] && [ -f "$GEMM_BIN.tar.gz" ]; then mkdir -p /tmp/gemm-bin && tar xzf "$GEMM_BIN.tar.gz" -C /tmp/gemm-bin && GEMM_BIN=/tmp/gemm-bin; fi
-  GATE=$GEMM_BIN/mx_gemm_gate CPUT=$GEMM_BIN/mx_c11_cpu_test BENCH=$GEMM_BIN/mxgemmbench
+  GATE=$GEMM_BIN/mx_gemm_gate CPUT=$GEMM_BIN/mx_c11_cpu_test BENCH=$GEMM_BIN/mxgemmbench PROBE=$GEMM_BIN/mxwgmmaprobe
   log "prebuilt binaries: $GEMM_BIN ($(ls "$GEMM_BIN" | tr '\n' ' '))"
 else
   if ! { cmake -S kernels/gemm/standalone -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DMX_CUDA_ARCHS=90a \
            -DCMAKE_CUDA_COMPILER="$NVCC" "${GT[@]}" &&
-         cmake --build $B -j16 --target mx_gemm_gate mx_c11_cpu_test mxgemmbench; } >"$L/build.log" 2>&1; then
+         cmake --build $B -j16 --target mx_gemm_gate mx_c11_cpu_test mxgemmbench mxwgmmaprobe; } >"$L/build.log" 2>&1; then
     log "BUILD FAILED"; tail -40 "$L/build.log" | tee -a "$S"; pack; exit 1
   fi
-  GATE=$B/cgemm/mx_gemm_gate CPUT=$B/cgemm/mx_c11_cpu_test BENCH=$B/mxgemmbench
+  GATE=$B/cgemm/mx_gemm_gate CPUT=$B/cgemm/mx_c11_cpu_test BENCH=$B/mxgemmbench PROBE=$B/mxwgmmaprobe
   log "build: $(( $(date +%s) - t0 )) s"
 fi
 if [ -x "$CPUT" ]; then
@@ -68,7 +68,7 @@ if [ -z "${SKIP_DIST:-}" ]; then
   log ""
   log "## C11 model vs C9 exact (realistic data), and kernel vs model on the same data"
   for kind in mxfp8 mxfp8_e5m2 w4a16; do
-    timeout 120 $BENCH distance $kind 256 512 2048 16 2>&1 | tee -a "$S"
+    timeout ${DIST_TIMEOUT:-120} $BENCH distance $kind 256 512 2048 16 2>&1 | tee -a "$S"
   done
 fi
 if [ -z "${SKIP_BENCH:-}" ]; then
@@ -88,15 +88,23 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     done
   fi
 fi
+if [ -x "${PROBE:-}" ]; then
+  log ""
+  log "## cycles per wgmma (chains into one accumulator; no swizzle = the kernels' layout)"
+  timeout 60 $PROBE 2>&1 | tee -a "$S"
+fi
 if [ -n "${PROFILE:-}" ] && command -v ncu >/dev/null; then
   for job in "mxfp8 8192 8192 8192" "w4a16 8192 8192 8192" "w4a16 16 2048 7168"; do
     echo "### $job" >>"$OUT/ncu.txt"
     timeout 60 ncu --clock-control none -c 1 -k regex:'mxfp8_kernel|w4a16_kernel' --section SpeedOfLight \
-      --section WarpStateStats --section ComputeWorkloadAnalysis --section Occupancy $BENCH time $job 1 >>"$OUT/ncu.txt" 2>&1
+      --section WarpStateStats --section ComputeWorkloadAnalysis --section Occupancy --section InstructionStats \
+      --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,regex:sm__pipe_.*_cycles_active\.avg\.pct_of_peak_sustained_active,regex:sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active' \
+      $BENCH time $job 1 >>"$OUT/ncu.txt" 2>&1
   done
   log "ncu: $(grep -c 'Section: ' "$OUT/ncu.txt") sections in ncu.txt"
 fi
 if command -v cuobjdump >/dev/null; then
+  cuobjdump -sass $BENCH 2>/dev/null | gzip -9 >"$OUT/sass.txt.gz"
   cuobjdump -sass $BENCH >"$L/sass.txt" 2>&1
   grep -oE "\b(HGMMA|QGMMA|HMMA|FFMA|FMUL|LDGSTS|LDL|STL)[.A-Z0-9_]*" "$L/sass.txt" | sort | uniq -c | sort -rn | head -20 >>"$S"
   rm -f "$L/sass.txt"
