@@ -7,6 +7,12 @@
 // kernel fails to write shows as a poison in one of the runs).
 // GTEST_SKIP without an sm_90 device. GemmGateSanitizer.* is the small
 // subset run under compute-sanitizer memcheck/racecheck.
+// Kernel paths (kernels/gemm/gemm_config.hpp) and where they are covered:
+// mxfp8 M <= 64 (Fp8Small) and M > 64 (Fp8Large); w4a16 M <= 16 (Decode16),
+// 16 < M <= 64 (Decode64), each with tile widths 16, 32, 64, and M > 64
+// (Large); every one with 16-byte-aligned rows (cp.async, K a multiple of 16
+// for fp8, of 32 for MXFP4) and unaligned rows (byte loads), K ragged
+// against the 32-block and against the k-tile (64 or 128).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -174,12 +180,18 @@ TEST(GemmGateSanitizer, Mxfp8Small) {
   REQUIRE_GPU();
   run_fp8({"mxfp8_e4m3", 17, 33, 70, kDense, Fmt::fp32, true, 3}, 1);
   run_fp8({"mxfp8_e5m2", 5, 130, 33, kTc, Fmt::bf16, false, 3}, 2);
+  run_fp8({"mxfp8_e4m3", 70, 136, 208, kTc, Fmt::bf16, true, 3}, 5);   // large tiles, cp.async, ragged k-tile
+  run_fp8({"mxfp8_e5m2", 9, 72, 256, kDense, Fmt::fp32, false, 3}, 6);  // small tiles, cp.async (scales too)
 }
 
 TEST(GemmGateSanitizer, W4a16Small) {
   REQUIRE_GPU();
   run_w4({3, 40, 77, kDense, Fmt::fp32, true, 3, 32}, 3);
   run_w4({66, 130, 64, kTc, Fmt::bf16, false, 3, 128}, 4);
+  run_w4({5, 50, 256, kDense, Fmt::bf16, true, 3, 16}, 7);   // decode (AR 16), cp.async (scales too)
+  run_w4({6, 40, 352, kTc, Fmt::fp32, false, 3, 32}, 10);    // decode (AR 16), ragged k-tile
+  run_w4({40, 70, 96, kTc, Fmt::fp32, false, 3, 64}, 8);     // decode (AR 64)
+  run_w4({130, 136, 224, kDense, Fmt::fp32, true, 3, 0}, 9);  // large, cp.async
 }
 
 // ---- the full gate ------------------------------------------------------------
@@ -192,6 +204,15 @@ TEST(GemmGate, Mxfp8RaggedShapes) {
                            {64, 128, 64}, {65, 129, 96}, {130, 257, 100}, {33, 300, 513}, {128, 128, 1024}})
       for (Fmt out : {Fmt::fp32, Fmt::bf16})
         run_fp8({r, m, n, k, (seed % 2) ? kTc : kDense, out, (seed % 3) != 0, 0}, seed++);
+}
+
+TEST(GemmGate, Mxfp8AlignedRaggedKTiles) {  // the cp.async path; K past the last k-tile's 4 blocks
+  REQUIRE_GPU();
+  std::uint64_t seed = 150;
+  for (const char* r : {"mxfp8_e4m3", "mxfp8_e5m2"})
+    for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 16, 16}, {16, 64, 48}, {64, 200, 208},
+                           {65, 128, 336}, {200, 136, 400}, {129, 257, 1040}})
+      run_fp8({r, m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0, 2}, seed++);
 }
 
 TEST(GemmGate, Mxfp8SmallM) {
@@ -245,6 +266,18 @@ TEST(GemmGate, W4a16SmallM) {
   REQUIRE_GPU();
   for (std::int64_t m = 1; m <= 17; ++m)
     run_w4({m, 96, 200 + m, m % 3 ? kDense : kTc, Fmt::fp32, m % 2 == 1, 0, 0}, 500 + static_cast<std::uint64_t>(m));
+  for (std::int64_t m = 1; m <= 17; ++m)  // cp.async path (K a multiple of 32), every decode tile width
+    run_w4({m, 100, 32 * (5 + m), m % 2 ? kDense : kTc, m % 3 ? Fmt::bf16 : Fmt::fp32, m % 2 == 0, 1,
+            16 << (m % 3)}, 520 + static_cast<std::uint64_t>(m));
+}
+
+TEST(GemmGate, W4a16DecodeAndLargeTiles) {  // M <= 16, 16 < M <= 64 and M > 64, aligned and not
+  REQUIRE_GPU();
+  std::uint64_t seed = 700;
+  for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{16, 33, 96}, {17, 64, 160}, {33, 130, 288},
+                         {64, 72, 1056}, {64, 40, 250}, {65, 129, 96}, {128, 128, 128}, {129, 260, 352}, {257, 136, 64}})
+    for (int bn : {0, 16, 64})
+      run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0, 2, bn}, seed++);
 }
 
 TEST(GemmGate, W4a16Specials) {

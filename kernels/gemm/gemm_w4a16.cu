@@ -4,23 +4,29 @@
 // bf16 wgmma m64nNk16 steps in increasing k accumulating in fp32 from C (or
 // +0); D = the accumulator rounded (RNE) to fp32 or bf16.
 //
-// One warpgroup per 64 x BN tile (BN = 32, 64 or 128: small BN gives the
-// decode shapes, M <= 64, more blocks in flight; the bits do not depend on
-// BN since every element's k order is the same). Each stage holds 64 k:
-// A (bf16) by cp.async, B read as packed bytes, widened in registers and
-// stored to shared memory (wgmma reads B from shared memory only). Two
-// stages: stage kt + 1 is fetched and widened while the wgmma steps of kt
-// run. k past K is zero in both operands (a padding B is 0, not widened, so
-// a 0xff scale cannot leak NaN into the padding). Every tile issues four
-// k-steps (no branch around wgmma, which would serialize them); the steps
-// past the model's ceil(K / 16) have only zero products, which leave the
+// One kernel template, two uses (kernels/gemm/gemm_config.hpp):
+// - M > 64: 128 x 128 blocks (two warpgroups of 64 rows), the widened
+//   128 x 64 slice of B shared by all 128 rows, two blocks per SM;
+// - M <= 64 (decode, memory-bound on B): one warpgroup, 64 x BN blocks with
+//   BN = 16..64 so that N alone gives enough blocks (no split-K: C11 fixes the
+//   k order of every element), deep cp.async pipelines, and only the first AR
+//   rows of A in shared memory (the wgmma's other rows read neighbouring bytes
+//   of the same stage, which only reach rows of D that are never stored).
+// Per k-tile: the stage's raw B (packed) and its scale codes (one word per
+// row), both by cp.async, are widened by all threads
+// into one of two widened buffers while the wgmma steps of the previous
+// k-tile run; then KT/16 wgmma steps. Every tile issues all its k-steps: the
+// steps past the model's ceil(K / 16) have only zero products (A and B are
+// zero past K; B's padding is +0, never a widened value), which leave the
 // accumulator unchanged under the model (mx_c11_cpu_test
-// C11_W4a16.ExtraZeroStepsAreNoOps checks exactly this padding).
+// C11_W4a16.ExtraZeroStepsAreNoOps).
 #include <cuda_runtime.h>
 
 #include <string>
+#include <type_traits>
 
 #include "gemm/gemm_common.cuh"
+#include "gemm/gemm_config.hpp"
 #include "gemm/gemm_host.hpp"
 #include "gemm/wgmma_ops.cuh"
 #include "mx/error.hpp"
@@ -29,126 +35,178 @@ namespace mxk::gemm {
 namespace {
 
 struct W4Params {
-  std::int64_t m, n, k, nkb, nkt;
+  std::int64_t m, n, k, nkb, mt, nt;
   const std::uint16_t* a;
   std::int64_t lda;
   const std::uint8_t *b, *sb;
   std::int64_t ldb;
-  bool tc_b, vec_a, vec_b;
+  bool tc_b, vec_a, vec_b, vsc_b;
   const float* c;
   void* d;
 };
 
-constexpr int kBK = 64;                  // k per stage (4 bf16 k-steps, 2 scale blocks)
-constexpr int kSliceA = 64 * 32;         // bytes of one 16-k slice of A (64 rows)
-template <int BN> constexpr int kSliceB = BN * 32;
-template <int BN> constexpr int kStageBytes = 4 * kSliceA + 4 * kSliceB<BN>;
+template <class C>
+struct W4Layout {
+  static constexpr int THREADS = 128 * C::NWG, S16 = C::KT / 16, KB = C::KT / 32;
+  static constexpr int A_BYTES = S16 * C::AR * 32 + (C::AR < 64 ? 2048 - C::AR * 32 : 0);
+  static constexpr int RAW = A_BYTES;                // packed B: [KB][BN][16 bytes]
+  static constexpr int CODES = RAW + KB * C::BN * 16;  // B's scale codes: CW words (4 k-blocks each) per row
+  static constexpr int CW = (KB + 3) / 4;             // KT = 64: the aligned word holding the tile's 2 k-blocks
+  static constexpr int STAGE = (CODES + 4 * CW * C::BN + 127) / 128 * 128;
+  static constexpr int WB = C::ST * STAGE, WB_BYTES = S16 * C::BN * 32;  // two widened buffers
+  static constexpr int BYTES = WB + 2 * WB_BYTES;
+  static constexpr int TASKS = C::BN * KB, TPT = (TASKS + THREADS - 1) / THREADS;  // widening tasks
+  static_assert(C::AR == C::BM || (C::NWG == 1 && C::MI == 1 && C::AR <= 64), "AR < BM only for one 64-row tile");
+  static_assert(C::KT == 64 || C::KT % 128 == 0, "k-tiles of 64 or of whole scale words");
+  static_assert(C::BN * CW <= THREADS, "one scale word per thread");
+};
 
-template <int BN>
-__device__ __forceinline__ void load_stage(std::uint8_t* stage, const W4Params& p, std::int64_t m0,
-                                           std::int64_t n0, std::int64_t kt) {
+#ifdef MXK_GEMM_HAVE_WGMMA
+// What a thread loads of every k-tile, fixed for the block: TPR threads per
+// row of A (thread t: row t / TPR, every TPR-th 8-element chunk from t % TPR),
+// one or two 32-element chunks of one row of B; pointers and shared-memory
+// offsets computed once.
+template <class C>
+struct W4Rows {
+  static constexpr int TPR = W4Layout<C>::THREADS / C::AR, CPR = C::KT / 8, NCH = CPR / TPR;
+  static_assert(W4Layout<C>::THREADS % C::AR == 0 && TPR % 2 == 0 && CPR % TPR == 0, "A chunks per thread");
+  static_assert(W4Layout<C>::THREADS % C::BN == 0, "B rows per thread");
+  const std::uint16_t* a;  // row start + first chunk
+  const std::uint8_t* b;   // row start
+  int da, ka;              // shared-memory offset and k of the first chunk
+  bool la, lb;
+};
+
+template <class C>
+__device__ __forceinline__ W4Rows<C> w4_rows(const W4Params& p, std::int64_t m0, std::int64_t n0) {
+  using W = W4Rows<C>;
+  const int tid = static_cast<int>(threadIdx.x), r = tid / W::TPR, sub = tid % W::TPR, rb = tid % C::BN;
+  W w;
+  w.la = m0 + r < p.m;
+  w.ka = 16 * (sub >> 1) + 8 * (sub & 1);
+  w.a = p.a + (w.la ? (m0 + r) * p.lda : 0) + w.ka;
+  w.da = (sub >> 1) * C::AR * 32 + core_off(r, sub & 1);
+  w.lb = n0 + rb < p.n;
+  w.b = p.b + (w.lb ? (n0 + rb) * p.ldb : 0);
+  return w;
+}
+
+template <class C>
+__device__ __forceinline__ void load_tile(std::uint8_t* st, const W4Params& p, const W4Rows<C>& w, std::int64_t n0,
+                                          std::int64_t kt) {
+  using L = W4Layout<C>;
+  using W = W4Rows<C>;
   const int tid = static_cast<int>(threadIdx.x);
-  std::uint8_t* sa = stage;
-  std::uint8_t* sb = stage + 4 * kSliceA;
-  const std::int64_t kbase = kt * kBK;
-  // A: 64 rows x 8 chunks of 8 bf16.
+  const std::int64_t k0 = kt * C::KT;
+  if (p.vec_a && p.vec_b && k0 + C::KT <= p.k) {  // whole tile inside K: plain copies
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const int u = tid + 128 * i, r = u >> 3, q = u & 7;
-    std::uint8_t* dst = sa + (q >> 1) * kSliceA + core_off(r, q & 1);
-    const std::int64_t grow = m0 + r, k0 = kbase + 8 * q;
-    if (grow < p.m && p.vec_a && k0 + 8 <= p.k) {
-      cp_async16(dst, p.a + grow * p.lda + k0);
-    } else {
-      std::uint32_t w[4] = {0, 0, 0, 0};
-      if (grow < p.m)
-        for (int e = 0; e < 8; ++e)
-          if (k0 + e < p.k) w[e >> 1] |= std::uint32_t{p.a[grow * p.lda + k0 + e]} << (16 * (e & 1));
-      *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+    for (int i = 0; i < W::NCH; ++i)  // chunk i: TPR / 2 slices further on
+      if (w.la) cp_async16(st + w.da + i * (W::TPR / 2) * C::AR * 32, w.a + k0 + i * 8 * W::TPR);
+#pragma unroll
+    for (int i = 0; i < L::TPT; ++i) {
+      const int t = tid + i * L::THREADS;
+      if ((L::TASKS % L::THREADS == 0 || t < L::TASKS) && w.lb)
+        cp_async16(st + L::RAW + t * 16, w.b + (k0 + 32 * (t / C::BN)) / 2);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < W::NCH; ++i) {
+      const std::int64_t kc = k0 + w.ka + i * 8 * W::TPR;
+      if (w.la)
+        load16(st + w.da + i * (W::TPR / 2) * C::AR * 32, reinterpret_cast<const std::uint8_t*>(w.a + k0 + i * 8 * W::TPR),
+               2 * (p.k - kc), p.vec_a, p.a);
+    }
+#pragma unroll
+    for (int i = 0; i < L::TPT; ++i) {
+      const int t = tid + i * L::THREADS;
+      const std::int64_t kc = k0 + 32 * (t / C::BN);
+      if ((L::TASKS % L::THREADS == 0 || t < L::TASKS) && w.lb)
+        load16(st + L::RAW + t * 16, w.b + kc / 2, (p.k - kc + 1) / 2, p.vec_b, p.b);
     }
   }
-  // B: BN rows x 2 halves of 32 k (16 packed bytes, one scale each).
-  for (int u = tid; u < BN * 2; u += 128) {
-    const int r = u >> 1, h = u & 1;
-    const std::int64_t grow = n0 + r, k0 = kbase + 32 * h;
-    std::uint32_t packed[4] = {0, 0, 0, 0};
-    float sc = 0.0f;
-    const bool live = grow < p.n && k0 < p.k;
-    if (live) {
-      sc = ue8m0_f32(p.sb[scale_off(p.tc_b, grow, k0 / 32, p.nkb)]);
-      const std::uint8_t* src = p.b + grow * p.ldb + k0 / 2;
-      if (p.vec_b && k0 + 32 <= p.k) {
-        const uint4 v = __ldg(reinterpret_cast<const uint4*>(src));
-        packed[0] = v.x; packed[1] = v.y; packed[2] = v.z; packed[3] = v.w;
-      } else {
-        for (int i = 0; i < 16; ++i)
-          if (k0 + 2 * i < p.k) packed[i >> 2] |= std::uint32_t{src[i]} << (8 * (i & 3));
-      }
-    }
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {  // elements 8c .. 8c + 7 of the half
-      std::uint32_t w[4];
-#pragma unroll
-      for (int e2 = 0; e2 < 4; ++e2) {
-        const int e = 8 * c + 2 * e2;  // even element; e + 1 in the high half
-        const std::uint32_t byte = (packed[e >> 3] >> (8 * ((e >> 1) & 3))) & 0xFFu;
-        const std::uint32_t lo = (live && k0 + e < p.k) ? widen_bf16(byte & 0xFu, sc) : 0u;
-        const std::uint32_t hi = (live && k0 + e + 1 < p.k) ? widen_bf16(byte >> 4, sc) : 0u;
-        w[e2] = lo | (hi << 16);
-      }
-      const int q = 4 * h + c;  // 16-byte chunk of the 64-k row
-      *reinterpret_cast<uint4*>(sb + (q >> 1) * kSliceB<BN> + core_off(r, q & 1)) = make_uint4(w[0], w[1], w[2], w[3]);
-    }
+  if (tid < C::BN * L::CW) {  // word tid % CW of row tid / CW
+    const int r = tid / L::CW, wi = tid % L::CW;
+    const std::int64_t kb4 = ((kt * L::KB) & ~std::int64_t{3}) + 4 * wi;
+    if (n0 + r < p.n && kb4 < p.nkb)
+      load_codes4(reinterpret_cast<std::uint32_t*>(st + L::CODES) + tid, p.sb, p.tc_b, p.vsc_b, n0 + r, kb4, p.nkb);
   }
 }
 
-template <int BN, bool BF16>
-__global__ void __launch_bounds__(128) w4a16_kernel(const W4Params p) {
+#endif  // MXK_GEMM_HAVE_WGMMA
+
+template <class C, bool BF16>
+__global__ void __launch_bounds__(128 * C::NWG, C::MINB) w4a16_kernel(const W4Params p) {
 #ifdef MXK_GEMM_HAVE_WGMMA
+  using L = W4Layout<C>;
+  constexpr int BN = C::BN, R = BN / 2, ST = C::ST, MI = C::MI;
   extern __shared__ __align__(1024) std::uint8_t smem[];
-  constexpr int R = BN / 2;
-  const int tid = static_cast<int>(threadIdx.x);
-  const int w = tid >> 5, l = tid & 31;
-  const std::int64_t m0 = static_cast<std::int64_t>(blockIdx.y) * 64, n0 = static_cast<std::int64_t>(blockIdx.x) * BN;
-  const int row0 = 16 * w + (l >> 2), col0 = 2 * (l & 3);  // C10 wgmma D map
-  float acc[R];
+  const int tid = static_cast<int>(threadIdx.x), wg = tid >> 7;
+  std::int64_t tm, tn;
+  tile_of_block(p.mt, p.nt, cfg::kW4Group, tm, tn);
+  const std::int64_t m0 = tm * C::BM, n0 = tn * BN;
+  float acc[MI][R];
 #pragma unroll
-  for (int i = 0; i < R; ++i) {
-    const std::int64_t r = m0 + row0 + 8 * ((i >> 1) & 1), c = n0 + col0 + 8 * (i >> 2) + (i & 1);
-    acc[i] = (p.c != nullptr && r < p.m && c < p.n) ? p.c[r * p.n + c] : 0.0f;
+  for (int mi = 0; mi < MI; ++mi) {
+    frag_init(acc[mi], FragPos(m0 + 64 * (wg * MI + mi), n0), p.c, p.m, p.n);
+#pragma unroll
+    for (int i = 0; i < R; ++i) pin(acc[mi][i]);  // keeps the chain in fp32 registers
   }
-  if (p.nkt > 0) load_stage<BN>(smem, p, m0, n0, 0);
-  cp_async_commit();
-  cp_async_wait_all();
-  fence_proxy_async();
-  __syncthreads();
-  for (std::int64_t kt = 0; kt < p.nkt; ++kt) {
-    const int st = static_cast<int>(kt & 1);
-    std::uint8_t* stage = smem + st * kStageBytes<BN>;
-    wgmma_fence();
+  const std::int64_t ntiles = (p.k + C::KT - 1) / C::KT;
+  const W4Rows<C> rows = w4_rows<C>(p, m0, n0);
 #pragma unroll
-    for (int s = 0; s < 4; ++s)
-      Wgmma<BN>::bf16(acc, smem_desc(stage + s * kSliceA), smem_desc(stage + 4 * kSliceA + s * kSliceB<BN>), 1);
-    wgmma_commit();
-    if (kt + 1 < p.nkt) load_stage<BN>(smem + (st ^ 1) * kStageBytes<BN>, p, m0, n0, kt + 1);
+  for (int s = 0; s < ST - 2; ++s) {
+    if (s < ntiles) load_tile<C>(smem + s * L::STAGE, p, rows, n0, s);
     cp_async_commit();
-    cp_async_wait_all();
-    wgmma_wait0();
-#pragma unroll
-    for (int i = 0; i < R; ++i) pin(acc[i]);
-    fence_proxy_async();
-    __syncthreads();
   }
+  // One k-tile. The first is peeled (its wgmma steps retire before the loop)
+  // so that ptxas sees no non-wgmma definition of the accumulators reaching
+  // an open wgmma pipeline stage (it would serialize every wgmma: C7515).
+  auto tile = [&](std::int64_t kt, auto pending) {
+    std::uint8_t* st = smem + (kt % ST) * L::STAGE;
+    std::uint8_t* wb = smem + L::WB + (kt & 1) * L::WB_BYTES;
+    cp_async_wait<ST - 3>();
+    fence_proxy_async();
+    __syncthreads();  // tile kt landed; the wgmma steps of tile kt - 2 are complete
+    if (kt + ST - 2 < ntiles) load_tile<C>(smem + ((kt + ST - 2) % ST) * L::STAGE, p, rows, n0, kt + ST - 2);
+    cp_async_commit();
 #pragma unroll
-  for (int i = 0; i < R; ++i) {
-    const std::int64_t r = m0 + row0 + 8 * ((i >> 1) & 1), c = n0 + col0 + 8 * (i >> 2) + (i & 1);
-    if (r < p.m && c < p.n) {
-      if constexpr (BF16) {
-        static_cast<std::uint16_t*>(p.d)[r * p.n + c] = out_bf16(acc[i]);
-      } else {
-        static_cast<std::uint32_t*>(p.d)[r * p.n + c] = out_f32(acc[i]);
+    for (int i = 0; i < L::TPT; ++i) {  // widen this thread's 32-element chunks of B
+      const int t = tid + i * L::THREADS;
+      if (L::TASKS % L::THREADS == 0 || t < L::TASKS) {
+        const int r = t % BN, kb = t / BN;
+        const uint4 raw = *reinterpret_cast<const uint4*>(st + L::RAW + t * 16);
+        const std::int64_t kbg = kt * L::KB + kb;  // k-block of the chunk
+        const int wi = static_cast<int>((kbg - ((kt * L::KB) & ~std::int64_t{3})) >> 2);
+        const std::uint32_t code =
+            (reinterpret_cast<const std::uint32_t*>(st + L::CODES)[r * L::CW + wi] >> (8 * (kbg & 3))) & 0xFFu;
+        std::uint8_t* dst = wb + 2 * kb * BN * 32;
+        widen32(raw, ue8m0_bf16x2(code), p.k - (kt * C::KT + 32 * kb), [&](int q, uint4 v) {
+          *reinterpret_cast<uint4*>(dst + (q >> 1) * BN * 32 + core_off(r, q & 1)) = v;
+        });
       }
     }
+    fence_proxy_async();
+    __syncthreads();  // the widened slice is complete
+    wgmma_fence();
+#pragma unroll
+    for (int s = 0; s < L::S16; ++s) {
+      const std::uint64_t db = smem_desc(wb + s * BN * 32);
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi)
+        Wgmma<BN>::bf16(acc[mi], smem_desc(st + s * C::AR * 32 + 64 * (wg * MI + mi) * 32), db, 1);
+    }
+    wgmma_commit();
+    wgmma_wait<decltype(pending)::value>();
+  };
+  if (ntiles > 0) tile(0, std::integral_constant<int, 0>{});
+  for (std::int64_t kt = 1; kt < ntiles; ++kt) tile(kt, std::integral_constant<int, 1>{});
+  wgmma_wait<0>();
+  cp_async_wait_all();
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int i = 0; i < R; ++i) pin(acc[mi][i]);
+    frag_store<BF16>(acc[mi], FragPos(m0 + 64 * (wg * MI + mi), n0), p.d, p.m, p.n);
   }
 #else
   (void)p;
@@ -156,21 +214,31 @@ __global__ void __launch_bounds__(128) w4a16_kernel(const W4Params p) {
 #endif
 }
 
-template <int BN, bool BF16>
-void launch(const W4Params& p, cudaStream_t stream) {
-  constexpr int bytes = 2 * kStageBytes<BN>;
-  check_cuda(cudaFuncSetAttribute(w4a16_kernel<BN, BF16>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
-             "w4a16 smem attribute");
-  const dim3 grid(static_cast<unsigned>((p.n + BN - 1) / BN), static_cast<unsigned>((p.m + 63) / 64));
-  w4a16_kernel<BN, BF16><<<grid, 128, bytes, stream>>>(p);
+template <class C, bool BF16>
+void launch(W4Params p, cudaStream_t stream) {
+  using L = W4Layout<C>;
+  p.mt = (p.m + C::BM - 1) / C::BM;
+  p.nt = (p.n + C::BN - 1) / C::BN;
+  if (p.mt * p.nt > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
+  auto* kern = w4a16_kernel<C, BF16>;
+  static const cudaError_t attr = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES);
+  check_cuda(attr, "w4a16 smem attribute");
+  kern<<<static_cast<unsigned>(p.mt * p.nt), L::THREADS, L::BYTES, stream>>>(p);
   check_cuda(cudaGetLastError(), "w4a16_kernel launch");
 }
 
+template <template <int> class C, bool BF16>
+void launch_decode(int bn, const W4Params& p, cudaStream_t s) {
+  if (bn >= 64) return launch<C<64>, BF16>(p, s);
+  if (bn >= 32) return launch<C<32>, BF16>(p, s);
+  return launch<C<16>, BF16>(p, s);
+}
+
 template <bool BF16>
-void launch_bn(int bn, const W4Params& p, cudaStream_t s) {
-  if (bn == 128) return launch<128, BF16>(p, s);
-  if (bn == 64) return launch<64, BF16>(p, s);
-  return launch<32, BF16>(p, s);
+void launch_any(const W4Params& p, int bn, cudaStream_t s) {
+  if (p.m > 64) return launch<cfg::W4Large, BF16>(p, s);
+  if (p.m <= 16) return launch_decode<cfg::W4Decode16, BF16>(bn, p, s);
+  return launch_decode<cfg::W4Decode64, BF16>(bn, p, s);
 }
 
 }  // namespace
@@ -183,15 +251,14 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   require_gemm_device();
   check_out_fmt(x.out);
   check_shape(x.m, x.n, x.k, "w4a16 GEMM");
-  if (x.bn != 0 && x.bn != 32 && x.bn != 64 && x.bn != 128)
-    throw mx::InvalidArgument("w4a16 GEMM: tile width must be 32, 64 or 128");
+  if (x.bn != 0 && x.bn != 16 && x.bn != 32 && x.bn != 64 && x.bn != 128)
+    throw mx::InvalidArgument("w4a16 GEMM: tile width must be 16, 32, 64 or 128");
   if (x.m == 0 || x.n == 0) return;
   W4Params p{};
   p.m = x.m;
   p.n = x.n;
   p.k = x.k;
   p.nkb = (x.k + 31) / 32;
-  p.nkt = (x.k + kBK - 1) / kBK;
   p.a = x.a;
   p.lda = x.lda;
   p.b = x.b.data;
@@ -201,17 +268,20 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   p.tc_b = check_layout(x.b.layout);
   p.vec_a = p.lda % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.a) % 16 == 0;
   p.vec_b = p.ldb % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.b) % 16 == 0;
+  p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
   p.c = x.c;
   p.d = x.d;
   int bn = x.bn;
-  if (bn == 0) {  // enough tiles for two per SM if possible
-    int dev = 0, sms = 132;
-    if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    const std::int64_t mt = (x.m + 63) / 64;
-    bn = mt * ((x.n + 127) / 128) >= 2 * sms ? 128 : mt * ((x.n + 63) / 64) >= 2 * sms ? 64 : 32;
+  if (bn == 0 && x.m <= 64) {
+    static const int sms = [] {
+      int dev = 0, v = 132;
+      if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev);
+      return v;
+    }();
+    bn = cfg::w4_decode_bn(x.m, x.n, sms);
   }
   const auto s = static_cast<cudaStream_t>(stream);
-  x.out == mx::Fmt::bf16 ? launch_bn<true>(bn, p, s) : launch_bn<false>(bn, p, s);
+  x.out == mx::Fmt::bf16 ? launch_any<true>(p, bn, s) : launch_any<false>(p, bn, s);
 }
 
 }  // namespace mxk

@@ -1,0 +1,49 @@
+// gemm_config.hpp - the tuning knobs of the C11 GEMM kernels in one place
+// (tile shapes, pipeline depth, the choice by shape). The bits of D never
+// depend on them: every element is one warpgroup's k-ordered chain (C11).
+#pragma once
+
+#include <cstdint>
+
+namespace mxk::gemm::cfg {
+
+// ---- mxfp8 ------------------------------------------------------------------
+// A block = NWG consumer warpgroups, each a 64 x BN tile (one wgmma m64nBNk32
+// per k-block into a zero accumulator, then the scale FMAs); k-tiles of
+// kFp8Kt = 4 k-blocks, ST cp.async stages (ST - 2 tiles in flight).
+constexpr int kFp8Kt = 128;
+struct Fp8Large {  // M > 64: 128 x 128 tiles, two warpgroups overlap wgmma and FMAs
+  static constexpr int NWG = 2, BN = 128, ST = 5, GROUP = 8;
+};
+struct Fp8Small {  // M <= 64 (decode): 64 x 64 tiles, more blocks
+  static constexpr int NWG = 1, BN = 64, ST = 6, GROUP = 1;
+};
+
+// ---- w4a16 ------------------------------------------------------------------
+// A block = NWG warpgroups x MI wgmma row tiles of 64 (BM = 64 NWG MI rows),
+// BN columns; per k-tile of KT the block widens its BN x KT slice of B once
+// (shared by all BM rows) into shared memory. AR: rows of A stored per stage
+// (< 64 only for the decode shapes: rows past M are never read into D).
+// MINB: blocks per SM the registers are budgeted for (__launch_bounds__).
+template <int NWG_, int MI_, int AR_, int BN_, int KT_, int ST_, int MINB_>
+struct W4 {
+  static constexpr int NWG = NWG_, MI = MI_, AR = AR_, BN = BN_, KT = KT_, ST = ST_, MINB = MINB_;
+  static constexpr int BM = 64 * NWG * MI;
+};
+// M > 64: 128 x 128 tiles, two per SM (3 stages fit twice in shared memory;
+// MI = 2, 256 x 128, spills at 255 registers).
+using W4Large = W4<2, 1, 128, 128, 64, 3, 2>;
+template <int BN>
+using W4Decode16 = W4<1, 1, 16, BN, 256, 4, 1>;  // M <= 16
+template <int BN>
+using W4Decode64 = W4<1, 1, 64, BN, 128, 4, 1>;  // 16 < M <= 64
+constexpr int kW4Group = 8;
+
+// Decode tile width: enough blocks for the SMs (no split-K: C11 fixes the
+// k order), but few enough that A (re-read by every block) stays cheap.
+inline int w4_decode_bn(std::int64_t m, std::int64_t n, int sms) {
+  if (m <= 16) return (n + 31) / 32 >= sms ? 32 : 16;
+  return (n + 63) / 64 >= (3 * sms) / 4 ? 64 : 16;
+}
+
+}  // namespace mxk::gemm::cfg
