@@ -65,15 +65,23 @@ std::int64_t parallel_count(std::int64_t n, F&& f, std::string* first) {
   return bad.load();
 }
 
-// One scale exponent's sweep over 2^16 inputs widened by `widen`.
+// One scale exponent's sweep over the 2^16 bf16 or fp16 inputs, through
+// encode() and through encode_many() (the vectorised loop, on runs of
+// several lengths so that vector bodies and scalar tails both meet specials).
 bool sweep_16(const mx::Recipe& r, const mx::FastQuantizer& fq, bool f16, int e, std::string* why) {
+  std::vector<std::uint32_t> x(65536);
   for (std::uint32_t h = 0; h < 65536; ++h) {
-    const std::uint32_t x = f16 ? mx::f16_to_f32_bits(static_cast<std::uint16_t>(h)) : mx::bf16_to_f32_bits(static_cast<std::uint16_t>(h));
-    const std::uint32_t want = mx::encode_scaled(r.elem, x, e, r.conv);
-    const std::uint32_t got = fq.encode(x, e);
-    if (got != want) {
-      *why = r.name() + (f16 ? " fp16 " : " bf16 ") + hex(h, 4) + " (fp32 " + hex(x, 8) + ") at scale 2^" + std::to_string(e) +
-             ": fast " + hex(got, 2) + ", reference " + hex(want, 2);
+    x[h] = f16 ? mx::f16_to_f32_bits(static_cast<std::uint16_t>(h)) : mx::bf16_to_f32_bits(static_cast<std::uint16_t>(h));
+  }
+  std::vector<std::uint8_t> many(65536);
+  const std::int64_t run = 1 + (e + 127) % 37;
+  for (std::int64_t i = 0; i < 65536; i += run) fq.encode_many(x.data() + i, std::min<std::int64_t>(run, 65536 - i), e, many.data() + i);
+  for (std::uint32_t h = 0; h < 65536; ++h) {
+    const std::uint32_t want = mx::encode_scaled(r.elem, x[h], e, r.conv);
+    const std::uint32_t got = fq.encode(x[h], e), got_many = many[h];
+    if (got != want || got_many != want) {
+      *why = r.name() + (f16 ? " fp16 " : " bf16 ") + hex(h, 4) + " (fp32 " + hex(x[h], 8) + ") at scale 2^" + std::to_string(e) +
+             ": fast " + hex(got, 2) + ", encode_many " + hex(got_many, 2) + ", reference " + hex(want, 2);
       return false;
     }
   }
@@ -139,8 +147,10 @@ TEST(FastQuantize, SampledFp32Inputs) {
         const std::uint32_t x = (i & 1) ? static_cast<std::uint32_t>(u)
                                         : ((static_cast<std::uint32_t>(u) & 0xFFFF0000u) | low[(u >> 32) % 8]);
         const int e = static_cast<int>((u >> 40) % 255) - 127;
+        std::uint8_t many = 0;
+        fq.encode_many(&x, 1, e, &many);
         const std::uint32_t want = mx::encode_scaled(r.elem, x, e, r.conv), got = fq.encode(x, e);
-        if (got != want) {
+        if (got != want || many != want) {
           *why = r.name() + " fp32 " + hex(x, 8) + " at 2^" + std::to_string(e) + ": fast " + hex(got, 2) + ", reference " + hex(want, 2);
           return false;
         }

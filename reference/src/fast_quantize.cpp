@@ -126,7 +126,83 @@ void FastQuantizer::widen(const void* in, InType t, std::int64_t i0, std::int64_
   }
 }
 
-void FastQuantizer::encode_run(const std::uint32_t* x, std::int64_t n, int scale_exp, std::uint8_t* codes) const {
+namespace {
+
+// The constants of the float-format loop below.
+struct RunConst {
+  int m, emin, e;
+  std::uint32_t maxmag, sign, under0, under1, over0, over1;
+};
+
+// encode() for inputs with a normal fp32 exponent field (1..254), without
+// branches, so that the compiler can vectorise it (variable shifts need AVX2:
+// encode_normal_run is compiled for AVX2 and for the baseline, chosen at load
+// time). Returns non-zero when some x[i] is zero, subnormal, Inf or NaN: the
+// caller then encodes those elements with encode().
+template <Rounding R>
+__attribute__((always_inline)) inline std::uint32_t normal_loop(const RunConst k, const std::uint32_t* __restrict x,
+                                                                std::int64_t n, std::uint8_t* __restrict codes) {
+  // Locals, not k's members: the uint8_t stores may alias k (char type).
+  const std::int32_t m = k.m, emin = k.emin, e = k.e;
+  const std::uint32_t maxmag = k.maxmag, sign = k.sign, under0 = k.under0, under1 = k.under1, over0 = k.over0,
+                      over1 = k.over1;
+  std::uint32_t special = 0;
+  const std::uint32_t dover = over0 ^ over1, dunder = under0 ^ under1;
+  for (std::int64_t i = 0; i < n; ++i) {  // masks, not branches: if-converted and vectorised
+    const std::uint32_t a = x[i] & 0x7FFFFFFFu;
+    const std::uint32_t nm = 0u - (x[i] >> 31);  // all ones for a negative x
+    const std::uint32_t ef = a >> 23;
+    special |= static_cast<std::uint32_t>((ef - 1u) >= 254u);
+    const std::uint32_t sig = (a & 0x7FFFFFu) | 0x800000u;
+    const std::int32_t es = static_cast<std::int32_t>(ef) - 127 - e;
+    const std::int32_t d = std::max(emin - es, 0);  // below the normal range: the subnormal quantum
+    const std::uint32_t ush = static_cast<std::uint32_t>(std::min(23 - m + d, 25));  // from 25 on every mode gives 0
+    std::uint32_t q;
+    if constexpr (R == Rounding::rtz) {
+      q = sig >> ush;
+    } else if constexpr (R == Rounding::rna) {
+      q = (sig + (1u << (ush - 1u))) >> ush;
+    } else {
+      q = (sig + (1u << (ush - 1u)) - 1u + ((sig >> ush) & 1u)) >> ush;
+    }
+    const std::uint32_t mag = (static_cast<std::uint32_t>(es + d - emin) << m) + q;
+    const std::uint32_t om = 0u - static_cast<std::uint32_t>(mag > maxmag);
+    const std::uint32_t zm = 0u - static_cast<std::uint32_t>(q == 0u);
+    std::uint32_t c = mag | (sign & nm);
+    c = (c & ~om) | ((over0 ^ (dover & nm)) & om);
+    c = (c & ~zm) | ((under0 ^ (dunder & nm)) & zm);
+    codes[i] = static_cast<std::uint8_t>(c);
+  }
+  return special;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define MX_FAST_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define MX_FAST_CLONES
+#endif
+
+MX_FAST_CLONES std::uint32_t encode_normal_run(Rounding r, const RunConst& k, const std::uint32_t* x, std::int64_t n,
+                                               std::uint8_t* codes) {
+  switch (r) {
+    case Rounding::rna: return normal_loop<Rounding::rna>(k, x, n, codes);
+    case Rounding::rtz: return normal_loop<Rounding::rtz>(k, x, n, codes);
+    default: return normal_loop<Rounding::rne>(k, x, n, codes);
+  }
+}
+
+}  // namespace
+
+void FastQuantizer::encode_many(const std::uint32_t* x, std::int64_t n, int scale_exp, std::uint8_t* codes) const {
+  if (!int_) {
+    const RunConst k{m_, emin_, scale_exp, maxmag_, sign_, under_[0], under_[1], over_[0], over_[1]};
+    if (encode_normal_run(rnd_, k, x, n, codes) == 0) return;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::uint32_t ef = (x[i] >> 23) & 0xFFu;
+      if (ef == 0 || ef == 0xFFu) codes[i] = static_cast<std::uint8_t>(encode(x[i], scale_exp));
+    }
+    return;
+  }
   for (std::int64_t i = 0; i < n; ++i) codes[i] = static_cast<std::uint8_t>(encode(x[i], scale_exp));
 }
 
@@ -150,7 +226,7 @@ void FastQuantizer::rows(const void* in, InType t, std::int64_t rows, std::int64
         const std::int64_t i0 = kb * V, n = std::min(V, cols - i0);
         const BlockScale bs = block_scale(x.data() + i0, n, 1, r_.elem, r_.rule, r_.nfb);
         scales[m * nb + kb] = bs.code;
-        encode_run(x.data() + i0, n, bs.exp, c + i0);
+        encode_many(x.data() + i0, n, bs.exp, c + i0);
       }
       if (!direct) pack_row(r_.elem, codes.data(), cols, packing, data + m * rb);
     }

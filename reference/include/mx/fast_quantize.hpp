@@ -39,6 +39,9 @@ class FastQuantizer {
 
   // encode_scaled(r.elem, x, scale_exp, r.conv), the same code.
   std::uint32_t encode(std::uint32_t x, int scale_exp) const;
+  // The same for n codes at one scale exponent (the vectorised loop that
+  // rows() runs: AVX2 where the processor has it).
+  void encode_many(const std::uint32_t* x, std::int64_t n, int scale_exp, std::uint8_t* codes) const;
 
   // Quantizes `rows` x `cols` elements of `in` (type t, row-major, source
   // order) as one tensor of its own: data rows (packed_row_bytes(elem, cols,
@@ -58,7 +61,6 @@ class FastQuantizer {
   std::uint32_t zero_[2]{}, under_[2]{}, over_[2]{};  // by sign: exact zero, underflow, overflow
   const std::uint32_t* f16_ = nullptr;                // fp16 -> fp32 bits (mx::f16_to_f32_bits), 2^16 entries
   void widen(const void* in, InType t, std::int64_t i0, std::int64_t n, std::uint32_t* out) const;
-  void encode_run(const std::uint32_t* x, std::int64_t n, int scale_exp, std::uint8_t* codes) const;
 };
 
 // quantize(r, t, o), through FastQuantizer when it supports r and o.
