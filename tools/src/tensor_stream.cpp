@@ -2,6 +2,8 @@
 // through mx::scale_offset, the multithreaded CPU drivers).
 #include "tensor_stream.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -23,7 +25,11 @@ std::int64_t env_int(const char* name, std::int64_t dflt) {
 }
 
 unsigned cpu_threads() {
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  // The cores this process may run on (taskset, cgroup cpusets), else all.
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) hw = static_cast<unsigned>(CPU_COUNT(&set));
   return static_cast<unsigned>(std::min<std::int64_t>(env_int("MXCONFORM_THREADS", hw), 256));
 }
 
