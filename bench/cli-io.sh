@@ -52,13 +52,22 @@ PY=python3
 res=$OUT/cli-io.md
 gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then gpu=1; fi
-# 1. The GPU CLI tests (label gpu), when their binary came along.
-if [ "$gpu" = 1 ] && [ -x "$bin/mx_vectors_gpu_test" ]; then
-  MXCONFORM_EXE=$MX timeout 400 "$bin/mx_vectors_gpu_test" > "$OUT/cli-gpu-test.log" 2>&1
-  echo "mx_vectors_gpu_test rc=$?" | tee -a "$OUT/cli-gpu-test.log"
-  tail -4 "$OUT/cli-gpu-test.log"
-fi
-# 2. Measurements.
+# 1. Measurements (below), then 2. the GPU CLI tests (label gpu), when their
+# binary came along: the device dequantize test beside the others, the
+# out-of-memory test alone (it fills the GPU); GPU_TEST_TIMEOUT (default 400 s).
+gpu_tests() {
+  [ "$gpu" = 1 ] && [ -x "$bin/mx_vectors_gpu_test" ] || return 0
+  local t=${GPU_TEST_TIMEOUT:-400} lg="$OUT/cli-gpu-test.log" rc1 rc2 rc3
+  export MXCONFORM_EXE=$MX
+  timeout "$t" "$bin/mx_vectors_gpu_test" --gtest_filter='CliGpu.Dequantize*' > "$WORK/t1.log" 2>&1 &
+  local pid=$!
+  timeout "$t" "$bin/mx_vectors_gpu_test" --gtest_filter='CliGpu.Quantize*' > "$WORK/t2.log" 2>&1; rc2=$?
+  wait "$pid"; rc1=$?
+  timeout 60 "$bin/mx_vectors_gpu_test" --gtest_filter='CliGpu.OutOfDevice*' > "$WORK/t3.log" 2>&1; rc3=$?
+  cat "$WORK/t1.log" "$WORK/t2.log" "$WORK/t3.log" > "$lg"
+  echo "mx_vectors_gpu_test rc: dequantize $rc1, quantize $rc2, out of memory/no device $rc3" | tee -a "$lg"
+  grep -hE "^\[ +(OK|FAILED|SKIPPED) +\]" "$lg" | sort -u
+}
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/cli-io.XXXXXX")}
 trap 'rm -rf "$WORK"' EXIT
 RECIPE=${RECIPE:-mxfp8_e4m3}
@@ -119,7 +128,7 @@ floor() {  # the median of three (by total), after one warming read
   echo "# mxconform quantize/dequantize on large tensors (bench/cli-io.sh)"
   echo
   echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); host: $(uname -n); cores: $(nproc); memory: $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
-  [ "$gpu" = 1 ] && echo "- GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+  [ "$gpu" = 1 ] && echo "- GPU: $(nvidia-smi --query-gpu=name,driver_version,persistence_mode --format=csv,noheader | head -1) (name, driver, persistence mode)"
   echo "- mxconform: $MX; recipe $RECIPE (rowwise, dense scales); input fp32 .npy (standard normal); page cache warm"
   echo "- floor = cat input > /dev/null + dd of the output bytes (data + scales for quantize, the fp32 .npy for dequantize); wall, RSS and floor: the median of 3 runs"
   echo "- targets (issue 15): device wall <= 1.5x floor and max RSS < input/2; CPU wall <= 3x floor (2 cores)"
@@ -193,3 +202,4 @@ PYEOF
 done
 [ "$res" != "$root/bench/results/cli-io.md" ] && mkdir -p "$root/bench/results" && cp "$res" "$root/bench/results/cli-io.md" 2>/dev/null
 cat "$res"
+gpu_tests
