@@ -11,7 +11,7 @@
 // Launches through libmxkernels' device-pointer launchers
 // (kernels/common/launch.hpp), one launch per chunk.
 // MXCONFORM_DEVICE_SLOTS sets the ring's size (default 4), MXCONFORM_CHUNK_BYTES
-// the chunk size (default 8 MiB of input).
+// the chunk size (default 4 MiB: the ring's pinned memory is about 4 x 5 MiB).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -136,7 +136,7 @@ void quantize_cuda(const mx::Recipe& r, const LoadedTensor& t, mx::Quantized& fu
   mxk::check_device_recipe(r);  // the launchers' accepted set (kernels/common/supported.hpp)
   mxk::check_device_options(full.opts);
   const std::int64_t eb = static_cast<std::int64_t>(mx::in_type_bytes(t.type));
-  const auto chunks = plan_chunks(full, full.cols * eb, env_int("MXCONFORM_CHUNK_BYTES", 8 << 20));
+  const auto chunks = plan_chunks(full, full.cols * eb, env_int("MXCONFORM_CHUNK_BYTES", 4 << 20));
   const FileReader in(t.map->path());
   std::size_t in_max = 0, d_max = 0;
   for (const auto& c : chunks) {
@@ -180,7 +180,7 @@ void dequantize_cuda(const MappedQuantized& m, mx::Fmt out, OutFile& y, std::uin
   require_device();
   const mx::Quantized& f = m.q;
   const std::int64_t ob = out == mx::Fmt::fp32 ? 4 : 2;
-  const auto chunks = plan_chunks(f, f.cols * ob, env_int("MXCONFORM_CHUNK_BYTES", 8 << 20));
+  const auto chunks = plan_chunks(f, f.cols * ob, env_int("MXCONFORM_CHUNK_BYTES", 4 << 20));
   const FileReader in(m.data_map.path());
   std::size_t y_max = 0, d_max = 0;
   for (const auto& c : chunks) {

@@ -330,7 +330,7 @@ int main(int argc, char** argv) {
       "       recipes under rne/rna/rtz, proven equal to the reference (conformance/fast).\n"
       "  cuda: a ring of MXCONFORM_DEVICE_SLOTS (4) pinned staging slots: reads, transfers, kernels\n"
       "        and writes of different chunks overlap; memory is bounded by the ring.\n"
-      "  MXCONFORM_CHUNK_BYTES sets the chunk size (8 MiB). Errors: one line, exit 2, no output files.");
+      "  MXCONFORM_CHUNK_BYTES sets the chunk size (cpu 8 MiB, cuda 4 MiB). Errors: one line, exit 2, no output files.");
 
   // dequantize
   mxv::DequantizeCmd dq;
