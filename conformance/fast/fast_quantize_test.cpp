@@ -314,6 +314,38 @@ TEST(FastQuantize, TensorsEqualQuantizeAndDequantize) {
   EXPECT_EQ(combos, 3 * (6 * 6 + 1) * 5 * 2);
 }
 
+TEST(FastQuantize, BlocksOfSpecialValues) {
+  // One row per block kind, 40 elements (a full block of 32 and a short one of 8):
+  // zeros (both signs), all NaN, one Inf among normals, subnormals only, the
+  // largest finite values, tiny beside huge (underflow), one NaN among normals.
+  const std::vector<std::vector<std::uint32_t>> kinds = {
+      {0x00000000u, 0x80000000u}, {0x7FC00000u, 0xFFC00001u}, {0x3F800000u, 0x7F800000u, 0xC0400000u},
+      {0x00000001u, 0x807FFFFFu, 0x00400000u}, {0x7F7FFFFFu, 0xFF7FFFFEu}, {0x00800000u, 0x7E800000u, 0x80000001u},
+      {0x3F800000u, 0x7F800001u, 0x3E000000u}};
+  const std::int64_t K = 40, M = static_cast<std::int64_t>(kinds.size());
+  std::vector<std::uint32_t> x;
+  for (const auto& k : kinds) {
+    for (std::int64_t i = 0; i < K; ++i) x.push_back(k[static_cast<std::size_t>(i) % k.size()]);
+  }
+  int n = 0;
+  for (const auto& base : mx::recipe_base_names()) {
+    if (base == "nvfp4") continue;
+    for (const char* mod : {"", ":rceil", ":even", ":nonfinite_block_ignore", ":rtz:propagate"}) {
+      const mx::Recipe r = mx::parse_recipe(base + mod);
+      for (const char* ax : {"rowwise", "colwise"}) {
+        mx::QuantizeOptions o;
+        o.axis = mx::parse_axis(ax);
+        const mx::TensorView v{x.data(), mx::InType::f32, 1, o.axis == mx::Axis::rowwise ? M : K, o.axis == mx::Axis::rowwise ? K : M};
+        const mx::Quantized want = mx::quantize(r, v, o), got = mx::quantize_fast(r, v, o);
+        EXPECT_TRUE(got.scales == want.scales) << r.name() << " " << ax << ": scales";
+        EXPECT_TRUE(got.data == want.data) << r.name() << " " << ax << ": data";
+        ++n;
+      }
+    }
+  }
+  EXPECT_EQ(n, 6 * 5 * 2);
+}
+
 TEST(FastDequantize, RandomCodesScalesAndGlobalAmax) {
   // Any data and scale bytes (0xFF NaN blocks, container8 bytes with stray
   // high bits, NVFP4 with any global amax) dequantize like the reference.

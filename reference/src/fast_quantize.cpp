@@ -191,6 +191,42 @@ MX_FAST_CLONES std::uint32_t encode_normal_run(Rounding r, const RunConst& k, co
   }
 }
 
+// The same over a row of blocks of V, block kb at scale exponent e[kb]: one
+// call (and one dispatch) per row.
+MX_FAST_CLONES std::uint32_t encode_normal_row(Rounding r, RunConst k, const std::uint32_t* x, std::int64_t n, std::int64_t v,
+                                               const int* e, std::uint8_t* codes) {
+  std::uint32_t special = 0;
+  for (std::int64_t i0 = 0, kb = 0; i0 < n; i0 += v, ++kb) {
+    k.e = e[kb];
+    const std::int64_t len = std::min(v, n - i0);
+    switch (r) {
+      case Rounding::rna: special |= normal_loop<Rounding::rna>(k, x + i0, len, codes + i0); break;
+      case Rounding::rtz: special |= normal_loop<Rounding::rtz>(k, x + i0, len, codes + i0); break;
+      default: special |= normal_loop<Rounding::rne>(k, x + i0, len, codes + i0); break;
+    }
+  }
+  return special;
+}
+
+// The first pass of block_scale (scale.cpp) over a row of blocks of V: the
+// largest finite |x| and whether a NaN or Inf occurs, per block; compared as
+// |x| bits, branch-free.
+MX_FAST_CLONES void row_amax(const std::uint32_t* __restrict x, std::int64_t n, std::int64_t v, std::uint32_t* __restrict amax,
+                             std::uint32_t* __restrict nonfinite) {
+  for (std::int64_t i0 = 0, kb = 0; i0 < n; i0 += v, ++kb) {
+    const std::int64_t end = std::min(n, i0 + v);
+    std::uint32_t m = 0, nf = 0;
+    for (std::int64_t i = i0; i < end; ++i) {
+      const std::uint32_t a = x[i] & 0x7FFFFFFFu;
+      const std::uint32_t fin = static_cast<std::uint32_t>(a < 0x7F800000u);
+      nf |= fin ^ 1u;
+      m = std::max(m, a & (0u - fin));
+    }
+    amax[kb] = m;
+    nonfinite[kb] = nf;
+  }
+}
+
 }  // namespace
 
 void FastQuantizer::encode_many(const std::uint32_t* x, std::int64_t n, int scale_exp, std::uint8_t* codes) const {
@@ -218,15 +254,33 @@ void FastQuantizer::rows(const void* in, InType t, std::int64_t rows, std::int64
   std::vector<std::uint8_t> codes(direct ? 0 : static_cast<std::size_t>(cols));
   if (axis == Axis::rowwise) {
     const std::int64_t nb = ceil_div(cols, V);
-    std::vector<std::uint32_t> x(static_cast<std::size_t>(cols));
+    std::vector<std::uint32_t> x(static_cast<std::size_t>(cols)), amax(static_cast<std::size_t>(nb)), nonfinite(amax.size());
+    std::vector<int> exps(amax.size());
+    const bool nan_blocks = r_.nfb == NonFiniteBlock::nonfinite_block_nan;
     for (std::int64_t m = 0; m < rows; ++m) {
       widen(in, t, m * cols, cols, x.data());
       std::uint8_t* c = direct ? data + m * rb : codes.data();
+      // block_scale (C3) per block: its amax pass vectorised, its rule itself.
+      row_amax(x.data(), cols, V, amax.data(), nonfinite.data());
       for (std::int64_t kb = 0; kb < nb; ++kb) {
-        const std::int64_t i0 = kb * V, n = std::min(V, cols - i0);
-        const BlockScale bs = block_scale(x.data() + i0, n, 1, r_.elem, r_.rule, r_.nfb);
-        scales[m * nb + kb] = bs.code;
-        encode_many(x.data() + i0, n, bs.exp, c + i0);
+        const auto k = static_cast<std::size_t>(kb);
+        const std::uint8_t code = scale_code_finite(amax[k], r_.elem, r_.rule);
+        exps[k] = static_cast<int>(code) - 127;
+        scales[m * nb + kb] = (nonfinite[k] != 0 && nan_blocks) ? std::uint8_t{0xFF} : code;
+      }
+      if (int_) {
+        for (std::int64_t kb = 0; kb < nb; ++kb) {
+          const std::int64_t i0 = kb * V;
+          encode_many(x.data() + i0, std::min(V, cols - i0), exps[static_cast<std::size_t>(kb)], c + i0);
+        }
+      } else {
+        const RunConst k{m_, emin_, 0, maxmag_, sign_, under_[0], under_[1], over_[0], over_[1]};
+        if (encode_normal_row(rnd_, k, x.data(), cols, V, exps.data(), c) != 0) {
+          for (std::int64_t i = 0; i < cols; ++i) {
+            const std::uint32_t ef = (x[static_cast<std::size_t>(i)] >> 23) & 0xFFu;
+            if (ef == 0 || ef == 0xFFu) c[i] = static_cast<std::uint8_t>(encode(x[static_cast<std::size_t>(i)], exps[static_cast<std::size_t>(i / V)]));
+          }
+        }
       }
       if (!direct) pack_row(r_.elem, codes.data(), cols, packing, data + m * rb);
     }
