@@ -122,9 +122,9 @@ floor1() {  # floor1 IN_BYTES_FILE OUT_BYTES: seconds of cat + dd
   rm -f "$WORK/floor.bin"
   echo "$(calc "$t2 - $t0") $(calc "$t1 - $t0") $(calc "$t2 - $t1")"
 }
-floor() {  # the median of three (by total), after one warming read
+floor() {  # the best of three (by total), after one warming read: a floor is the best case
   cat "$1" > /dev/null
-  { floor1 "$@"; floor1 "$@"; floor1 "$@"; } | sort -n | sed -n 2p
+  { floor1 "$@"; floor1 "$@"; floor1 "$@"; } | sort -n | sed -n 1p
 }
 {
   echo "# mxconform quantize/dequantize on large tensors (bench/cli-io.sh)"
@@ -132,7 +132,7 @@ floor() {  # the median of three (by total), after one warming read
   echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); host: $(uname -n); cores: $(nproc); memory: $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
   [ "$gpu" = 1 ] && echo "- GPU: $(nvidia-smi --query-gpu=name,driver_version,persistence_mode --format=csv,noheader | head -1) (name, driver, persistence mode)"
   echo "- mxconform: $MX; recipe $RECIPE (rowwise, dense scales); input fp32 .npy (standard normal); page cache warm"
-  echo "- floor = cat input > /dev/null + dd of the output bytes (data + scales for quantize, the fp32 .npy for dequantize); wall, RSS and floor: the median of 3 runs, each after a sync"
+  echo "- floor = cat input > /dev/null + dd of the output bytes (data + scales for quantize, the fp32 .npy for dequantize); wall and RSS: the median of 3 runs, floor: the best of 3, each after a sync"
   echo "- targets (issue 15): device wall <= 1.5x floor and max RSS < input/2; CPU wall <= 3x floor (2 cores)"
   echo "- CPU rows: ${CPU_SET:+taskset -c $CPU_SET, }MXCONFORM_THREADS=2; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "- (wall - init)/floor: device rows less the fixed cost of a CUDA process (cuda_init below)"
