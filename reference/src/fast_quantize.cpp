@@ -128,52 +128,85 @@ void FastQuantizer::widen(const void* in, InType t, std::int64_t i0, std::int64_
 
 namespace {
 
-// The constants of the float-format loop below.
-struct RunConst {
-  int m, emin, e;
-  std::uint32_t maxmag, sign, under0, under1, over0, over1;
-};
+using RunConst = detail::FastRunConst;  // the constants of the element loops below
+
+// round(sig / 2^sh) for 1 <= sh <= 25 (from 25 on, every covered mode gives 0).
+template <Rounding R>
+__attribute__((always_inline)) inline std::uint32_t round_v(std::uint32_t sig, std::uint32_t sh) {
+  if constexpr (R == Rounding::rtz) {
+    return sig >> sh;
+  } else if constexpr (R == Rounding::rna) {
+    return (sig + (1u << (sh - 1u))) >> sh;
+  } else {
+    return (sig + (1u << (sh - 1u)) - 1u + ((sig >> sh) & 1u)) >> sh;
+  }
+}
 
 // encode() for inputs with a normal fp32 exponent field (1..254), without
-// branches, so that the compiler can vectorise it (variable shifts need AVX2:
-// encode_normal_run is compiled for AVX2 and for the baseline, chosen at load
-// time). Returns non-zero when some x[i] is zero, subnormal, Inf or NaN: the
-// caller then encodes those elements with encode().
-template <Rounding R>
-__attribute__((always_inline)) inline std::uint32_t normal_loop(const RunConst k, const std::uint32_t* __restrict x,
-                                                                std::int64_t n, std::uint8_t* __restrict codes) {
+// branches, so that the compiler vectorises it (variable shifts need AVX2: the
+// MX_FAST_CLONES functions are compiled for AVX2 and for the baseline, chosen
+// at load time). The scale exponent is k.e, or ev[i] with PerElem. Returns
+// non-zero when some x[i] is zero, subnormal, Inf or NaN: the caller then
+// encodes those elements with encode().
+template <Rounding R, bool Int, bool PerElem>
+__attribute__((always_inline)) inline std::uint32_t elem_loop(const RunConst k, const std::uint32_t* __restrict x,
+                                                              std::int64_t n, const int* __restrict ev,
+                                                              std::uint8_t* __restrict codes) {
   // Locals, not k's members: the uint8_t stores may alias k (char type).
-  const std::int32_t m = k.m, emin = k.emin, e = k.e;
-  const std::uint32_t maxmag = k.maxmag, sign = k.sign, under0 = k.under0, under1 = k.under1, over0 = k.over0,
-                      over1 = k.over1;
+  const std::int32_t m = k.m, emin = k.emin, e0 = k.e, bias = k.bias;
+  const std::uint32_t maxmag = k.maxmag, sign = k.sign, under0 = k.under0, over0 = k.over0, lim_neg = k.int_lim_neg;
+  const std::uint32_t dover = k.over0 ^ k.over1, dunder = k.under0 ^ k.under1;
   std::uint32_t special = 0;
-  const std::uint32_t dover = over0 ^ over1, dunder = under0 ^ under1;
   for (std::int64_t i = 0; i < n; ++i) {  // masks, not branches: if-converted and vectorised
+    const std::int32_t e = PerElem ? ev[i] : e0;
     const std::uint32_t a = x[i] & 0x7FFFFFFFu;
     const std::uint32_t nm = 0u - (x[i] >> 31);  // all ones for a negative x
     const std::uint32_t ef = a >> 23;
     special |= static_cast<std::uint32_t>((ef - 1u) >= 254u);
     const std::uint32_t sig = (a & 0x7FFFFFu) | 0x800000u;
     const std::int32_t es = static_cast<std::int32_t>(ef) - 127 - e;
-    const std::int32_t d = std::max(emin - es, 0);  // below the normal range: the subnormal quantum
-    const std::uint32_t ush = static_cast<std::uint32_t>(std::min(23 - m + d, 25));  // from 25 on every mode gives 0
-    std::uint32_t q;
-    if constexpr (R == Rounding::rtz) {
-      q = sig >> ush;
-    } else if constexpr (R == Rounding::rna) {
-      q = (sig + (1u << (ush - 1u))) >> ush;
+    std::uint32_t c;
+    if constexpr (Int) {
+      // int8: n = round(|value| * 2^bias), clamped (C2 "int8"); a shift
+      // below 1 means |value| >= 2^(23 - bias - 1) * ..., far beyond 128.
+      const std::int32_t shift = 23 - bias - es;
+      const std::uint32_t bm = 0u - static_cast<std::uint32_t>(shift < 1);
+      std::uint32_t q = round_v<R>(sig, static_cast<std::uint32_t>(std::clamp(shift, 1, 25)));
+      q = (q & ~bm) | (1024u & bm);
+      const std::uint32_t pos = std::min(q, 127u);
+      const std::uint32_t neg = (256u - std::min(q, lim_neg)) & 0xFFu;
+      c = (pos & ~nm) | (neg & nm);
     } else {
-      q = (sig + (1u << (ush - 1u)) - 1u + ((sig >> ush) & 1u)) >> ush;
+      const std::int32_t d = std::max(emin - es, 0);  // below the normal range: the subnormal quantum
+      const std::uint32_t q = round_v<R>(sig, static_cast<std::uint32_t>(std::min(23 - m + d, 25)));
+      const std::uint32_t mag = (static_cast<std::uint32_t>(es + d - emin) << m) + q;
+      const std::uint32_t om = 0u - static_cast<std::uint32_t>(mag > maxmag);
+      const std::uint32_t zm = 0u - static_cast<std::uint32_t>(q == 0u);
+      c = mag | (sign & nm);
+      c = (c & ~om) | ((over0 ^ (dover & nm)) & om);
+      c = (c & ~zm) | ((under0 ^ (dunder & nm)) & zm);
     }
-    const std::uint32_t mag = (static_cast<std::uint32_t>(es + d - emin) << m) + q;
-    const std::uint32_t om = 0u - static_cast<std::uint32_t>(mag > maxmag);
-    const std::uint32_t zm = 0u - static_cast<std::uint32_t>(q == 0u);
-    std::uint32_t c = mag | (sign & nm);
-    c = (c & ~om) | ((over0 ^ (dover & nm)) & om);
-    c = (c & ~zm) | ((under0 ^ (dunder & nm)) & zm);
     codes[i] = static_cast<std::uint8_t>(c);
   }
   return special;
+}
+
+template <bool PerElem>
+__attribute__((always_inline)) inline std::uint32_t elem_dispatch(Rounding r, bool is_int, const RunConst& k,
+                                                                  const std::uint32_t* x, std::int64_t n, const int* ev,
+                                                                  std::uint8_t* codes) {
+  if (is_int) {
+    switch (r) {
+      case Rounding::rna: return elem_loop<Rounding::rna, true, PerElem>(k, x, n, ev, codes);
+      case Rounding::rtz: return elem_loop<Rounding::rtz, true, PerElem>(k, x, n, ev, codes);
+      default: return elem_loop<Rounding::rne, true, PerElem>(k, x, n, ev, codes);
+    }
+  }
+  switch (r) {
+    case Rounding::rna: return elem_loop<Rounding::rna, false, PerElem>(k, x, n, ev, codes);
+    case Rounding::rtz: return elem_loop<Rounding::rtz, false, PerElem>(k, x, n, ev, codes);
+    default: return elem_loop<Rounding::rne, false, PerElem>(k, x, n, ev, codes);
+  }
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
@@ -182,35 +215,32 @@ __attribute__((always_inline)) inline std::uint32_t normal_loop(const RunConst k
 #define MX_FAST_CLONES
 #endif
 
-MX_FAST_CLONES std::uint32_t encode_normal_run(Rounding r, const RunConst& k, const std::uint32_t* x, std::int64_t n,
-                                               std::uint8_t* codes) {
-  switch (r) {
-    case Rounding::rna: return normal_loop<Rounding::rna>(k, x, n, codes);
-    case Rounding::rtz: return normal_loop<Rounding::rtz>(k, x, n, codes);
-    default: return normal_loop<Rounding::rne>(k, x, n, codes);
-  }
+// n elements at one scale exponent k.e.
+MX_FAST_CLONES std::uint32_t encode_run(Rounding r, bool is_int, const RunConst& k, const std::uint32_t* x, std::int64_t n,
+                                        std::uint8_t* codes) {
+  return elem_dispatch<false>(r, is_int, k, x, n, nullptr, codes);
 }
 
-// The same over a row of blocks of V, block kb at scale exponent e[kb]: one
-// call (and one dispatch) per row.
-MX_FAST_CLONES std::uint32_t encode_normal_row(Rounding r, RunConst k, const std::uint32_t* x, std::int64_t n, std::int64_t v,
-                                               const int* e, std::uint8_t* codes) {
+// A row of blocks of v, block kb at scale exponent eb[kb] (one dispatch per row).
+MX_FAST_CLONES std::uint32_t encode_blocks(Rounding r, bool is_int, RunConst k, const std::uint32_t* x, std::int64_t n,
+                                           std::int64_t v, const int* eb, std::uint8_t* codes) {
   std::uint32_t special = 0;
   for (std::int64_t i0 = 0, kb = 0; i0 < n; i0 += v, ++kb) {
-    k.e = e[kb];
-    const std::int64_t len = std::min(v, n - i0);
-    switch (r) {
-      case Rounding::rna: special |= normal_loop<Rounding::rna>(k, x + i0, len, codes + i0); break;
-      case Rounding::rtz: special |= normal_loop<Rounding::rtz>(k, x + i0, len, codes + i0); break;
-      default: special |= normal_loop<Rounding::rne>(k, x + i0, len, codes + i0); break;
-    }
+    k.e = eb[kb];
+    special |= elem_dispatch<false>(r, is_int, k, x + i0, std::min(v, n - i0), nullptr, codes + i0);
   }
   return special;
 }
 
-// The first pass of block_scale (scale.cpp) over a row of blocks of V: the
-// largest finite |x| and whether a NaN or Inf occurs, per block; compared as
-// |x| bits, branch-free.
+// n elements, element i at scale exponent ev[i] (a colwise row).
+MX_FAST_CLONES std::uint32_t encode_elems(Rounding r, bool is_int, const RunConst& k, const std::uint32_t* x, std::int64_t n,
+                                          const int* ev, std::uint8_t* codes) {
+  return elem_dispatch<true>(r, is_int, k, x, n, ev, codes);
+}
+
+// The first pass of block_scale (scale.cpp): the largest finite |x| and
+// whether a NaN or Inf occurs, compared as |x| bits, branch-free; per block of
+// v of a row (row_amax) or per column over `rows` rows (col_amax).
 MX_FAST_CLONES void row_amax(const std::uint32_t* __restrict x, std::int64_t n, std::int64_t v, std::uint32_t* __restrict amax,
                              std::uint32_t* __restrict nonfinite) {
   for (std::int64_t i0 = 0, kb = 0; i0 < n; i0 += v, ++kb) {
@@ -227,19 +257,40 @@ MX_FAST_CLONES void row_amax(const std::uint32_t* __restrict x, std::int64_t n, 
   }
 }
 
+MX_FAST_CLONES void col_amax(const std::uint32_t* __restrict x, std::int64_t rows, std::int64_t cols,
+                             std::uint32_t* __restrict amax, std::uint32_t* __restrict nonfinite) {
+  for (std::int64_t k = 0; k < cols; ++k) amax[k] = nonfinite[k] = 0;
+  for (std::int64_t j = 0; j < rows; ++j) {
+    const std::uint32_t* __restrict xr = x + j * cols;
+    for (std::int64_t k = 0; k < cols; ++k) {
+      const std::uint32_t a = xr[k] & 0x7FFFFFFFu;
+      const std::uint32_t fin = static_cast<std::uint32_t>(a < 0x7F800000u);
+      nonfinite[k] |= fin ^ 1u;
+      amax[k] = std::max(amax[k], a & (0u - fin));
+    }
+  }
+}
+
 }  // namespace
 
+RunConst FastQuantizer::run_const(int scale_exp) const {
+  return RunConst{m_,       emin_,     scale_exp, bias_,    maxmag_,     sign_,
+                  under_[0], under_[1], over_[0],  over_[1], int_lim_neg_};
+}
+
 void FastQuantizer::encode_many(const std::uint32_t* x, std::int64_t n, int scale_exp, std::uint8_t* codes) const {
-  if (!int_) {
-    const RunConst k{m_, emin_, scale_exp, maxmag_, sign_, under_[0], under_[1], over_[0], over_[1]};
-    if (encode_normal_run(rnd_, k, x, n, codes) == 0) return;
-    for (std::int64_t i = 0; i < n; ++i) {
-      const std::uint32_t ef = (x[i] >> 23) & 0xFFu;
-      if (ef == 0 || ef == 0xFFu) codes[i] = static_cast<std::uint8_t>(encode(x[i], scale_exp));
-    }
-    return;
+  if (encode_run(rnd_, int_, run_const(scale_exp), x, n, codes) == 0) return;
+  fix_specials(x, n, codes, [&](std::int64_t) { return scale_exp; });
+}
+
+void FastQuantizer::block_codes(const std::uint32_t* amax, const std::uint32_t* nonfinite, std::int64_t n, std::uint8_t* scales,
+                                std::int64_t scale_stride, int* exps) const {
+  const bool nan_blocks = r_.nfb == NonFiniteBlock::nonfinite_block_nan;
+  for (std::int64_t i = 0; i < n; ++i) {  // block_scale (C3) from its first pass: the rule itself
+    const std::uint8_t code = scale_code_finite(amax[i], r_.elem, r_.rule);
+    exps[i] = static_cast<int>(code) - 127;
+    scales[i * scale_stride] = (nonfinite[i] != 0 && nan_blocks) ? std::uint8_t{0xFF} : code;
   }
-  for (std::int64_t i = 0; i < n; ++i) codes[i] = static_cast<std::uint8_t>(encode(x[i], scale_exp));
 }
 
 void FastQuantizer::rows(const void* in, InType t, std::int64_t rows, std::int64_t cols, Axis axis, Packing packing,
@@ -252,35 +303,18 @@ void FastQuantizer::rows(const void* in, InType t, std::int64_t rows, std::int64
   // 8-bit codes are stored unchanged by both packings (C6): encode in place.
   const bool direct = desc(r_.elem).bits == 8;
   std::vector<std::uint8_t> codes(direct ? 0 : static_cast<std::size_t>(cols));
+  const RunConst k = run_const(0);
   if (axis == Axis::rowwise) {
     const std::int64_t nb = ceil_div(cols, V);
     std::vector<std::uint32_t> x(static_cast<std::size_t>(cols)), amax(static_cast<std::size_t>(nb)), nonfinite(amax.size());
     std::vector<int> exps(amax.size());
-    const bool nan_blocks = r_.nfb == NonFiniteBlock::nonfinite_block_nan;
     for (std::int64_t m = 0; m < rows; ++m) {
       widen(in, t, m * cols, cols, x.data());
       std::uint8_t* c = direct ? data + m * rb : codes.data();
-      // block_scale (C3) per block: its amax pass vectorised, its rule itself.
       row_amax(x.data(), cols, V, amax.data(), nonfinite.data());
-      for (std::int64_t kb = 0; kb < nb; ++kb) {
-        const auto k = static_cast<std::size_t>(kb);
-        const std::uint8_t code = scale_code_finite(amax[k], r_.elem, r_.rule);
-        exps[k] = static_cast<int>(code) - 127;
-        scales[m * nb + kb] = (nonfinite[k] != 0 && nan_blocks) ? std::uint8_t{0xFF} : code;
-      }
-      if (int_) {
-        for (std::int64_t kb = 0; kb < nb; ++kb) {
-          const std::int64_t i0 = kb * V;
-          encode_many(x.data() + i0, std::min(V, cols - i0), exps[static_cast<std::size_t>(kb)], c + i0);
-        }
-      } else {
-        const RunConst k{m_, emin_, 0, maxmag_, sign_, under_[0], under_[1], over_[0], over_[1]};
-        if (encode_normal_row(rnd_, k, x.data(), cols, V, exps.data(), c) != 0) {
-          for (std::int64_t i = 0; i < cols; ++i) {
-            const std::uint32_t ef = (x[static_cast<std::size_t>(i)] >> 23) & 0xFFu;
-            if (ef == 0 || ef == 0xFFu) c[i] = static_cast<std::uint8_t>(encode(x[static_cast<std::size_t>(i)], exps[static_cast<std::size_t>(i / V)]));
-          }
-        }
+      block_codes(amax.data(), nonfinite.data(), nb, scales + m * nb, 1, exps.data());
+      if (encode_blocks(rnd_, int_, k, x.data(), cols, V, exps.data(), c) != 0) {
+        fix_specials(x.data(), cols, c, [&](std::int64_t i) { return exps[static_cast<std::size_t>(i / V)]; });
       }
       if (!direct) pack_row(r_.elem, codes.data(), cols, packing, data + m * rb);
     }
@@ -288,20 +322,20 @@ void FastQuantizer::rows(const void* in, InType t, std::int64_t rows, std::int64
   }
   // colwise: blocks of V rows of one column; scales [cols][ceil(rows / V)].
   const std::int64_t nbr = ceil_div(rows, V);
-  std::vector<std::uint32_t> x(static_cast<std::size_t>(std::min(V, rows) * cols));
-  std::vector<int> exps(static_cast<std::size_t>(cols));
+  std::vector<std::uint32_t> x(static_cast<std::size_t>(std::min(V, rows) * cols)), amax(static_cast<std::size_t>(cols)),
+      nonfinite(amax.size());
+  std::vector<int> exps(amax.size());
   for (std::int64_t g = 0; g < nbr; ++g) {
     const std::int64_t m0 = g * V, n = std::min(V, rows - m0);
     widen(in, t, m0 * cols, n * cols, x.data());
-    for (std::int64_t k = 0; k < cols; ++k) {
-      const BlockScale bs = block_scale(x.data() + k, n, cols, r_.elem, r_.rule, r_.nfb);
-      scales[k * nbr + g] = bs.code;
-      exps[static_cast<std::size_t>(k)] = bs.exp;
-    }
+    col_amax(x.data(), n, cols, amax.data(), nonfinite.data());
+    block_codes(amax.data(), nonfinite.data(), cols, scales + g, nbr, exps.data());
     for (std::int64_t j = 0; j < n; ++j) {
       std::uint8_t* c = direct ? data + (m0 + j) * rb : codes.data();
       const std::uint32_t* xr = x.data() + j * cols;
-      for (std::int64_t k = 0; k < cols; ++k) c[k] = static_cast<std::uint8_t>(encode(xr[k], exps[static_cast<std::size_t>(k)]));
+      if (encode_elems(rnd_, int_, k, xr, cols, exps.data(), c) != 0) {
+        fix_specials(xr, cols, c, [&](std::int64_t i) { return exps[static_cast<std::size_t>(i)]; });
+      }
       if (!direct) pack_row(r_.elem, codes.data(), cols, packing, data + (m0 + j) * rb);
     }
   }

@@ -29,6 +29,14 @@
 
 namespace mx {
 
+namespace detail {
+// The per-recipe constants of FastQuantizer's vectorised element loops.
+struct FastRunConst {
+  int m, emin, e, bias;
+  std::uint32_t maxmag, sign, under0, under1, over0, over1, int_lim_neg;
+};
+}  // namespace detail
+
 class FastQuantizer {
  public:
   // Does the fast path cover this recipe (element-wise) / recipe and options?
@@ -61,6 +69,19 @@ class FastQuantizer {
   std::uint32_t zero_[2]{}, under_[2]{}, over_[2]{};  // by sign: exact zero, underflow, overflow
   const std::uint32_t* f16_ = nullptr;                // fp16 -> fp32 bits (mx::f16_to_f32_bits), 2^16 entries
   void widen(const void* in, InType t, std::int64_t i0, std::int64_t n, std::uint32_t* out) const;
+  detail::FastRunConst run_const(int scale_exp) const;
+  // Scale codes (to scales[i * stride]) and exponents of n blocks from their
+  // amax pass, as block_scale computes them.
+  void block_codes(const std::uint32_t* amax, const std::uint32_t* nonfinite, std::int64_t n, std::uint8_t* scales,
+                   std::int64_t stride, int* exps) const;
+  // Re-encodes the zero, subnormal, Inf and NaN elements with encode().
+  template <class ExpOf>
+  void fix_specials(const std::uint32_t* x, std::int64_t n, std::uint8_t* codes, ExpOf&& exp_of) const {
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::uint32_t ef = (x[i] >> 23) & 0xFFu;
+      if (ef == 0 || ef == 0xFFu) codes[i] = static_cast<std::uint8_t>(encode(x[i], exp_of(i)));
+    }
+  }
 };
 
 // quantize(r, t, o), through FastQuantizer when it supports r and o.
