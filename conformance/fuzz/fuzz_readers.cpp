@@ -27,7 +27,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       }
       case 1: (void)mxv::parse_npy("fuzz.npy", body); break;
-      default: (void)mxv::json_parse("fuzz.json", body); break;
+      default: {  // the parse and the position scan (JsonDoc), and a lookup
+        const mxv::JsonDoc d("fuzz.json", body);
+        (void)d.where(d.root());
+        if (d.root().is_object()) (void)d.where(d.at(d.root(), "recipe"));
+        break;
+      }
     }
   } catch (const mx::Error&) {
   }

@@ -249,10 +249,11 @@ TEST(CliTensor, QuantizeWritesDataScalesAndSideFileEqualToTheReference) {
   ASSERT_EQ(r.rc, 0) << r.out;
   const auto d = mxv::parse_npy("d", mxt::slurp(t / "q.data.npy"));
   const auto s = mxv::parse_npy("s", mxt::slurp(t / "q.scales.npy"));
-  const mxv::Json j = mxv::json_parse("j", mxt::slurp(t / "q.json"));
-  EXPECT_EQ(mxv::json_str(j, "j", "recipe"), "mxfp8_e4m3:rceil");
-  EXPECT_EQ(mxv::json_str(mxv::json_at(j, "j", "policies"), "j", "scale_rule"), "rceil");
-  EXPECT_EQ(mxv::json_str(mxv::json_at(j, "j", "scales"), "j", "layout"), "dense");
+  const mxv::JsonDoc doc("j", mxt::slurp(t / "q.json"));
+  const mxv::Json& j = doc.root();
+  EXPECT_EQ(doc.str(j, "recipe"), "mxfp8_e4m3:rceil");
+  EXPECT_EQ(doc.str(doc.at(j, "policies"), "scale_rule"), "rceil");
+  EXPECT_EQ(doc.str(doc.at(j, "scales"), "layout"), "dense");
   mx::TensorView v{a.data.data(), mx::InType::f32, 1, 3, 70};
   const auto q = mx::quantize(mx::parse_recipe("mxfp8_e4m3:rceil"), v);
   EXPECT_EQ(d.shape, (std::vector<std::int64_t>{1, 3, 70}));

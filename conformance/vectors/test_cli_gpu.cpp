@@ -5,11 +5,15 @@
 // axis, data order, layout and packing that quantize --device cuda accepts
 // (C8), through the chunked device pipeline (issue 15). Skipped with the
 // reason when no GPU is usable.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <vector>
 
 #include "common.hpp"
 #include "mx/error.hpp"
@@ -114,8 +118,9 @@ TEST(CliGpu, DequantizeDeviceCudaEqualsReference) {
   EXPECT_GT(refused, 0) << "the probe should refuse dense_colwise rowwise and non-default NaN policies";
 }
 
-// The chunked quantize pipeline on the device (forced small chunks, several
-// streams in flight) equals the reference for each axis and layout.
+// The chunked quantize pipeline on the device (forced small chunks, a ring of
+// 1, 2 or 5 staging slots, each with its thread and stream) equals the
+// reference for each axis and layout.
 TEST(CliGpu, QuantizeDeviceCudaChunkedEqualsReference) {
   std::string why;
   if (!mxk::device_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
@@ -128,10 +133,13 @@ TEST(CliGpu, QuantizeDeviceCudaChunkedEqualsReference) {
   }
   mxt::spit(t / "x.bin", raw);
   setenv("MXCONFORM_CHUNK_BYTES", "2000", 1);
+  int k = 0;
   for (const char* r : {"mxfp8_e4m3", "mxfp6_e2m3", "mxfp4", "mxint8"}) {
     for (const char* ax : {"rowwise", "colwise"}) {
       for (const char* lay : {"dense", "dense_colwise", "tcgen05"}) {
         if (std::string(ax) == "rowwise" && std::string(lay) == "dense_colwise") continue;
+        const char* const slots[] = {"1", "2", "5"};
+        setenv("MXCONFORM_DEVICE_SLOTS", slots[k++ % 3], 1);
         const std::string common = std::string("quantize --recipe ") + r + " --axis " + ax + " --layout " + lay + " --in " +
                                    (t / "x.bin") + " --shape 3x256x96 --in-type bf16 ";
         auto c = mxt::run(common + "--out " + (t / "c"));
@@ -142,6 +150,59 @@ TEST(CliGpu, QuantizeDeviceCudaChunkedEqualsReference) {
         EXPECT_EQ(mxt::slurp(t / "c.scales.npy"), mxt::slurp(t / "g.scales.npy")) << r << " " << ax << " " << lay << ": scales";
       }
     }
+  }
+  unsetenv("MXCONFORM_CHUNK_BYTES");
+  unsetenv("MXCONFORM_DEVICE_SLOTS");
+}
+
+// Out of device memory and no visible device: one line, exit status 2, no
+// output file (issue 15). This process takes all but ~200 MiB of the GPU's
+// memory; the child's context and its ring of staging slots (4 x 40 MiB
+// here) cannot all fit.
+struct DeviceHog {
+  std::vector<void*> held;
+  DeviceHog() {
+    std::size_t free = 0, total = 0;
+    for (int i = 0; i < 4096 && cudaMemGetInfo(&free, &total) == cudaSuccess && free > (256u << 20); ++i) {
+      void* p = nullptr;
+      if (cudaMalloc(&p, std::min<std::size_t>(std::size_t{1} << 30, free - (200u << 20))) != cudaSuccess) {
+        cudaGetLastError();
+        break;
+      }
+      held.push_back(p);
+    }
+  }
+  ~DeviceHog() {
+    for (void* p : held) cudaFree(p);
+  }
+};
+
+TEST(CliGpu, OutOfDeviceMemoryAndNoDeviceAreOneLineExitTwoNoOutput) {
+  std::string why;
+  if (!mxk::device_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  mxt::TempDir t;
+  std::string raw(std::size_t{512} * 16384 * 4, '\0');  // 32 MiB of zeros
+  mxt::spit(t / "x.bin", raw);
+  const std::string in = " --in " + (t / "x.bin") + " --shape 512x16384";
+  ASSERT_EQ(mxt::run("quantize" + in + " --out " + (t / "c")).rc, 0);
+  const auto expect_clean_failure = [&](const mxt::RunResult& r, const std::string& want, const std::string& what) {
+    EXPECT_EQ(r.rc, 2) << what << ": " << r.out;
+    EXPECT_NE(r.out.find(want), std::string::npos) << what << ": " << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << what << ": " << r.out;
+    for (const char* f : {"g.data.npy", "g.scales.npy", "g.json", "y.npy"}) EXPECT_FALSE(std::filesystem::exists(t / f)) << what << ": " << f;
+  };
+  setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  expect_clean_failure(mxt::run("quantize --device cuda" + in + " --out " + (t / "g")), "no CUDA device", "quantize, no device");
+  expect_clean_failure(mxt::run("dequantize " + (t / "c.json") + " --device cuda --out " + (t / "y.npy")), "no CUDA device",
+                       "dequantize, no device");
+  unsetenv("CUDA_VISIBLE_DEVICES");
+  setenv("MXCONFORM_CHUNK_BYTES", "33554432", 1);
+  {
+    const DeviceHog hog;
+    ASSERT_FALSE(hog.held.empty());
+    expect_clean_failure(mxt::run("quantize --device cuda" + in + " --out " + (t / "g")), "memory", "quantize, device full");
+    expect_clean_failure(mxt::run("dequantize " + (t / "c.json") + " --device cuda --out " + (t / "y.npy")), "memory",
+                         "dequantize, device full");
   }
   unsetenv("MXCONFORM_CHUNK_BYTES");
 }

@@ -120,7 +120,7 @@ TEST(CliStream, JsonSyntaxErrorsNameFileLineAndColumn) {
   (void)col;
   mxt::spit(t / "n.json", "{\n  \"recipe\": 7\n}\n");
   r = run("dequantize " + (t / "n.json") + " --out " + (t / "y.npy"));
-  EXPECT_NE(r.out.find("n.json: JSON key 'recipe' must be a string"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("n.json:2:13: JSON key 'recipe' must be a string"), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(t / "y.npy"));
   // Line/column arithmetic.
   EXPECT_EQ(mxv::line_column("ab\ncd", 4), (std::pair<std::int64_t, std::int64_t>{2, 2}));

@@ -205,7 +205,7 @@ int run_check_tensor(const CheckTensorCmd& c) {
     }
     return compare_arrays(c);
   }
-  Json meta;
+  JsonDoc meta;
   const mx::Quantized e = load_quantized(c.expected, &meta);
   const mx::Quantized a = load_quantized(c.actual);
   if (e.recipe.name() != a.recipe.name() || e.batch != a.batch || e.rows != a.rows || e.cols != a.cols ||
@@ -216,7 +216,7 @@ int run_check_tensor(const CheckTensorCmd& c) {
   // Inputs for the report: --input, else the file named in the side file.
   std::string in_path = c.input;
   if (in_path.empty()) {
-    const std::string f = json_str(json_at(meta, c.expected, "input"), c.expected, "file");
+    const std::string f = meta.str(meta.at(meta.root(), "input"), "file");
     std::error_code ec;
     if (std::filesystem::exists(f, ec)) in_path = f;
   }

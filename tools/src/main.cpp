@@ -317,13 +317,20 @@ int main(int argc, char** argv) {
   qz->add_option("--data-order", q.data_order, "colwise data: source [M][K] or transposed [K][M]")->capture_default_str();
   qz->add_option("--layout", q.layout, "Scale layout: dense, dense_colwise, tcgen05")->capture_default_str();
   qz->add_option("--packing", q.packing, "packed or container8")->capture_default_str();
-  qz->add_option("--device", q.device, "cpu (reference) or cuda (kernel library)")->capture_default_str();
+  qz->add_option("--device", q.device,
+                 "cpu (the reference's bytes, every core) or cuda (kernel library, same bytes)")->capture_default_str();
   qz->add_option("--out", q.out, "Output prefix: PREFIX.data.npy, PREFIX.scales.npy, PREFIX.json")->required();
   qz->add_option("--out-format", q.out_format, "npy, or raw (PREFIX.data.bin, PREFIX.scales.bin: little-endian bytes)")
       ->capture_default_str();
   qz->footer(
       "Examples:\n  mxconform quantize --recipe mxfp8_e4m3 --in x.npy --out q\n"
-      "  mxconform quantize --recipe mxfp4 --axis colwise --layout tcgen05 --in x.bin --shape 256x512 --in-type bf16 --out q4");
+      "  mxconform quantize --recipe mxfp4 --axis colwise --layout tcgen05 --in x.bin --shape 256x512 --in-type bf16 --out q4\n"
+      "Large tensors: the input is read in row chunks, never copied whole; outputs appear only when complete.\n"
+      "  cpu: chunks on every core (MXCONFORM_THREADS=N to set the count), fast path for the element\n"
+      "       recipes under rne/rna/rtz, proven equal to the reference (conformance/fast).\n"
+      "  cuda: a ring of MXCONFORM_DEVICE_SLOTS (4) pinned staging slots: reads, transfers, kernels\n"
+      "        and writes of different chunks overlap; memory is bounded by the ring.\n"
+      "  MXCONFORM_CHUNK_BYTES sets the chunk size (cpu 8 MiB, cuda 4 MiB). Errors: one line, exit 2, no output files.");
 
   // dequantize
   mxv::DequantizeCmd dq;
@@ -332,8 +339,12 @@ int main(int argc, char** argv) {
   dz->add_option("--out", dq.out, "Output .npy")->required();
   dz->add_option("--out-type", dq.out_type, "fp32, bf16 (stored as uint16) or fp16")->capture_default_str();
   dz->add_option("--out-format", dq.out_format, "npy, or raw little-endian elements")->capture_default_str();
-  dz->add_option("--device", dq.device, "cpu (reference) or cuda (kernel library)")->capture_default_str();
-  dz->footer("Example:\n  mxconform dequantize q.json --out y.npy --out-type bf16\n  mxconform dequantize q.json --out y.npy --device cuda");
+  dz->add_option("--device", dq.device,
+                 "cpu (the reference's bytes, every core) or cuda (kernel library, same bytes)")->capture_default_str();
+  dz->footer(
+      "Example:\n  mxconform dequantize q.json --out y.npy --out-type bf16\n  mxconform dequantize q.json --out y.npy --device cuda\n"
+      "Chunks, threads and the device ring as for quantize (see mxconform quantize --help).\n"
+      "A bad side file is named as FILE:LINE:COLUMN: a missing key at its object's '{', a wrong type or value at the value.");
 
   // check-tensor
   mxv::CheckTensorCmd ct;

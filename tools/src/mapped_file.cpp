@@ -15,7 +15,7 @@
 
 namespace mxv {
 
-MappedFile::MappedFile(const std::string& path) {
+MappedFile::MappedFile(const std::string& path) : path_(path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw mx::ParseError(path + ": cannot read: " + std::strerror(errno));
   struct stat st {};
@@ -50,14 +50,40 @@ MappedFile::MappedFile(const std::string& path) {
 MappedFile::~MappedFile() {
   if (p_) ::munmap(p_, n_);
 }
-MappedFile::MappedFile(MappedFile&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+MappedFile::MappedFile(MappedFile&& o) noexcept
+    : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)), path_(std::move(o.path_)) {}
 MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
   if (this != &o) {
     if (p_) ::munmap(p_, n_);
     p_ = std::exchange(o.p_, nullptr);
     n_ = std::exchange(o.n_, 0);
+    path_ = std::move(o.path_);
   }
   return *this;
+}
+
+FileReader::FileReader(const std::string& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw mx::ParseError(path + ": cannot read: " + std::strerror(errno));
+#if defined(POSIX_FADV_SEQUENTIAL)
+  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+}
+
+FileReader::~FileReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void FileReader::read(std::uint64_t off, void* dst, std::size_t n) const {
+  char* c = static_cast<char*>(dst);
+  while (n > 0) {
+    const ssize_t r = ::pread(fd_, c, n, static_cast<off_t>(off));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) throw mx::ParseError(path_ + ": cannot read: " + (r < 0 ? std::strerror(errno) : "the file is shorter than it was"));
+    c += r;
+    off += static_cast<std::uint64_t>(r);
+    n -= static_cast<std::size_t>(r);
+  }
 }
 
 void MappedFile::release(std::size_t off, std::size_t len) const {

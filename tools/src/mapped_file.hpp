@@ -25,6 +25,7 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
 
   const char* data() const { return static_cast<const char*>(p_); }
+  const std::string& path() const { return path_; }
   std::size_t size() const { return n_; }
   std::string_view view() const { return {data(), n_}; }
   // Drops the resident pages wholly inside [off, off + len) (they stay in the
@@ -34,6 +35,23 @@ class MappedFile {
  private:
   void* p_ = nullptr;
   std::size_t n_ = 0;
+  std::string path_;
+};
+
+// Reads `n` bytes at `off` of file `path` into `dst` (pread: one copy out of
+// the page cache, no mapping, so no resident pages left behind). Throws
+// mx::ParseError("PATH: cannot read: reason"), also on a short file.
+class FileReader {
+ public:
+  explicit FileReader(const std::string& path);
+  ~FileReader();
+  FileReader(const FileReader&) = delete;
+  FileReader& operator=(const FileReader&) = delete;
+  void read(std::uint64_t off, void* dst, std::size_t n) const;  // thread-safe
+
+ private:
+  std::string path_;
+  int fd_ = -1;
 };
 
 class OutFile {

@@ -122,34 +122,38 @@ Json quantized_meta(const mx::Quantized& q, const std::string& input, const Load
   return j;
 }
 
-MappedQuantized map_quantized(const std::string& json_path, Json* meta) {
+MappedQuantized map_quantized(const std::string& json_path, JsonDoc* meta) {
   const MappedFile jf(json_path);
-  const Json j = json_parse(json_path, jf.view());
-  const std::string& f = json_path;
+  JsonDoc doc(json_path, jf.view());
+  const Json& j = doc.root();
   const std::filesystem::path dir = std::filesystem::path(json_path).parent_path();
   MappedQuantized m;
   mx::Quantized& q = m.q;
-  q.recipe = mx::parse_recipe(json_str(j, f, "recipe"));
-  q.opts.axis = mx::parse_axis(json_str(j, f, "axis"));
-  q.opts.data_order = mx::parse_data_order(json_str(j, f, "data_order"));
-  q.opts.packing = mx::parse_packing(json_str(j, f, "packing"));
-  const Json& ts = json_at(j, f, "tensor_shape");
+  q.recipe = doc.parsed(j, "recipe", [](const std::string& s) { return mx::parse_recipe(s); });
+  q.opts.axis = doc.parsed(j, "axis", [](const std::string& s) { return mx::parse_axis(s); });
+  q.opts.data_order = doc.parsed(j, "data_order", [](const std::string& s) { return mx::parse_data_order(s); });
+  q.opts.packing = doc.parsed(j, "packing", [](const std::string& s) { return mx::parse_packing(s); });
+  const Json& ts = doc.at(j, "tensor_shape");
   const auto dim = [&](std::size_t i, std::int64_t lo) {
     return ts[i].is_number_integer() && !(ts[i].is_number_unsigned() && ts[i].get<std::uint64_t>() > (std::uint64_t{1} << 62)) &&
            ts[i].get<std::int64_t>() >= lo;
   };
   if (!ts.is_array() || ts.size() != 3 || !dim(0, 1) || !dim(1, 0) || !dim(2, 0)) {
-    throw mx::ParseError(f + ": tensor_shape must be [batch >= 1, rows, cols]");
+    doc.fail(ts, "tensor_shape must be [batch >= 1, rows, cols]");
   }
   q.batch = ts[0].get<std::int64_t>();
   q.rows = ts[1].get<std::int64_t>();
   q.cols = ts[2].get<std::int64_t>();
-  const Json& sc = json_at(j, f, "scales");
-  q.opts.scale_layout = mx::parse_scale_layout(json_str(sc, f, "layout"));
+  const Json& sc = doc.at(j, "scales");
+  q.opts.scale_layout = doc.parsed(sc, "layout", [](const std::string& s) { return mx::parse_scale_layout(s); });
   const bool col = q.opts.axis == mx::Axis::colwise;
   const bool tr = col && q.opts.data_order == mx::DataOrder::transposed;
-  mx::validate(q.recipe, mx::TensorView{reinterpret_cast<const void*>(1), mx::InType::f32, q.batch, q.rows, q.cols},
-               mx::QuantizeOptions{q.opts.axis, q.opts.data_order, q.opts.scale_layout, q.opts.packing, nullptr});
+  try {
+    mx::validate(q.recipe, mx::TensorView{reinterpret_cast<const void*>(1), mx::InType::f32, q.batch, q.rows, q.cols},
+                 mx::QuantizeOptions{q.opts.axis, q.opts.data_order, q.opts.scale_layout, q.opts.packing, nullptr});
+  } catch (const mx::Error& e) {  // the shape or the options the side file names
+    doc.fail(j, e.what());
+  }
   q.data_rows = tr ? q.cols : q.rows;
   q.data_row_elems = tr ? q.rows : q.cols;
   q.row_bytes = mx::packed_row_bytes(q.recipe.elem, q.data_row_elems, q.opts.packing);
@@ -157,11 +161,15 @@ MappedQuantized map_quantized(const std::string& json_path, Json* meta) {
   q.scale_shape = col ? mx::ScaleShape{q.cols, mx::ceil_div(q.rows, V), q.batch}
                       : mx::ScaleShape{q.rows, mx::ceil_div(q.cols, V), q.batch};
   std::uint64_t gv = 0;
-  if (!parse_hex(json_str(j, f, "global_amax_bits"), 8, &gv)) throw mx::ParseError(f + ": global_amax_bits must be 8 lowercase hex digits");
+  if (!parse_hex(doc.str(j, "global_amax_bits"), 8, &gv)) doc.fail(doc.at(j, "global_amax_bits"), "global_amax_bits must be 8 lowercase hex digits");
   q.global_amax_bits = static_cast<std::uint32_t>(gv);
   const auto map = [&](const Json& part, const std::string& key, std::int64_t need, MappedFile& mf) {
-    const std::string file = (dir / json_str(part, f, "file")).string();
-    mf = MappedFile(file);
+    const std::string file = (dir / doc.str(part, "file")).string();
+    try {
+      mf = MappedFile(file);
+    } catch (const mx::Error& e) {  // the file the side file names
+      doc.fail(doc.at(part, "file"), e.what());
+    }
     std::size_t off = 0, have = mf.size();
     if (file.size() >= 4 && file.compare(file.size() - 4, 4, ".npy") == 0) {
       const NpyHeader h = parse_npy_header(file, mf.view());
@@ -177,14 +185,14 @@ MappedQuantized map_quantized(const std::string& json_path, Json* meta) {
     }
     return reinterpret_cast<const std::uint8_t*>(mf.data() ? mf.data() + off : nullptr);
   };
-  m.data = map(json_at(j, f, "data"), "data",
+  m.data = map(doc.at(j, "data"), "data",
                mx::checked_mul(mx::checked_mul(q.data_rows, q.row_bytes, "data"), q.batch, "data"), m.data_map);
   m.scales = map(sc, "scales", mx::scale_buffer_bytes(q.opts.scale_layout, q.scale_shape), m.scales_map);
-  if (meta) *meta = j;
+  if (meta) *meta = std::move(doc);
   return m;
 }
 
-mx::Quantized load_quantized(const std::string& json_path, Json* meta) {
+mx::Quantized load_quantized(const std::string& json_path, JsonDoc* meta) {
   MappedQuantized m = map_quantized(json_path, meta);
   const std::size_t nd = static_cast<std::size_t>(m.q.batch * m.q.data_rows * m.q.row_bytes);
   const std::size_t ns = static_cast<std::size_t>(mx::scale_buffer_bytes(m.q.opts.scale_layout, m.q.scale_shape));

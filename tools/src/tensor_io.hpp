@@ -43,8 +43,8 @@ struct MappedQuantized {
   const std::uint8_t* data = nullptr;
   const std::uint8_t* scales = nullptr;
 };
-MappedQuantized map_quantized(const std::string& json_path, Json* meta = nullptr);
+MappedQuantized map_quantized(const std::string& json_path, JsonDoc* meta = nullptr);
 // The same with data and scales copied into q.data and q.scales.
-mx::Quantized load_quantized(const std::string& json_path, Json* meta = nullptr);
+mx::Quantized load_quantized(const std::string& json_path, JsonDoc* meta = nullptr);
 
 }  // namespace mxv

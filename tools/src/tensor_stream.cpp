@@ -2,14 +2,18 @@
 // through mx::scale_offset, the multithreaded CPU drivers).
 #include "tensor_stream.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 
 #include "mx/error.hpp"
+#include "mx/fast_quantize.hpp"
 
 namespace mxv {
 
@@ -21,7 +25,11 @@ std::int64_t env_int(const char* name, std::int64_t dflt) {
 }
 
 unsigned cpu_threads() {
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  // The cores this process may run on (taskset, cgroup cpusets), else all.
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) hw = static_cast<unsigned>(CPU_COUNT(&set));
   return static_cast<unsigned>(std::min<std::int64_t>(env_int("MXCONFORM_THREADS", hw), 256));
 }
 
@@ -156,17 +164,42 @@ void parallel_chunks(const std::vector<Chunk>& chunks, unsigned threads, F&& job
 }
 }  // namespace
 
+namespace {
+// A buffer reused by every chunk a thread runs (fresh large allocations would
+// fault their pages in again for each chunk).
+std::uint8_t* scratch(std::vector<std::uint8_t>& v, std::size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+}  // namespace
+
 void quantize_cpu(const mx::Recipe& r, const LoadedTensor& t, mx::Quantized& full, OutFile& data, std::uint64_t data_at,
                   Progress& p) {
   const std::int64_t eb = static_cast<std::int64_t>(mx::in_type_bytes(t.type));
   const auto chunks = plan_chunks(full, full.cols * eb, env_int("MXCONFORM_CHUNK_BYTES", 8 << 20));
   const mx::QuantizeOptions co = chunk_options(full);
+  // The fast path (mx::FastQuantizer: the reference's bytes, proven in
+  // conformance/fast) where it covers the recipe, else mx::quantize per chunk.
+  const bool fast = mx::FastQuantizer::supports(r, co);
+  std::unique_ptr<mx::FastQuantizer> fq;
+  if (fast) fq = std::make_unique<mx::FastQuantizer>(r);
   parallel_chunks(chunks, cpu_threads(), [&](const Chunk& c) {
     const std::uint64_t in_off = chunk_elem_offset(full, c, eb), in_n = chunk_elem_bytes(full, c, eb);
-    const mx::TensorView v{t.data + in_off, t.type, 1, c.m1 - c.m0, full.cols};
-    const mx::Quantized q = mx::quantize(r, v, co);
-    data.write(data_at + chunk_data_offset(full, c), q.data.data(), q.data.size());
-    scatter_scales(full, c, q.scales.data(), full.scales.data());
+    if (fast) {
+      thread_local std::vector<std::uint8_t> dbuf, sbuf;
+      const mx::ScaleShape ss = chunk_scale_shape(full, c);
+      const std::size_t dn = chunk_data_bytes(full, c);
+      std::uint8_t* d = scratch(dbuf, dn);
+      std::uint8_t* s = scratch(sbuf, static_cast<std::size_t>(ss.rows * ss.blocks));
+      fq->rows(t.data + in_off, t.type, c.m1 - c.m0, full.cols, full.opts.axis, co.packing, d, s);
+      data.write(data_at + chunk_data_offset(full, c), d, dn);
+      scatter_scales(full, c, s, full.scales.data());
+    } else {
+      const mx::TensorView v{t.data + in_off, t.type, 1, c.m1 - c.m0, full.cols};
+      const mx::Quantized q = mx::quantize(r, v, co);
+      data.write(data_at + chunk_data_offset(full, c), q.data.data(), q.data.size());
+      scatter_scales(full, c, q.scales.data(), full.scales.data());
+    }
     t.map->release(t.data_offset + in_off, in_n);
     p.add(static_cast<std::int64_t>(in_n));
   });
@@ -177,12 +210,20 @@ void dequantize_cpu(const MappedQuantized& m, mx::Fmt out, OutFile& y, std::uint
   const std::int64_t ob = out == mx::Fmt::fp32 ? 4 : 2;
   const auto chunks = plan_chunks(f, f.cols * ob, env_int("MXCONFORM_CHUNK_BYTES", 8 << 20));
   const std::size_t data_base = static_cast<std::size_t>(m.data - reinterpret_cast<const std::uint8_t*>(m.data_map.data()));
+  // mx::FastDequantizer: one table lookup per element, the table filled by
+  // mx::dequantize (every recipe; conformance/fast).
+  const mx::FastDequantizer fd(f.recipe, f.global_amax_bits, out);
   parallel_chunks(chunks, cpu_threads(), [&](const Chunk& c) {
-    const mx::Quantized q = chunk_quantized(m, c);
-    const auto bytes = mx::dequantize(q, out);
-    y.write(y_at + chunk_elem_offset(f, c, ob), bytes.data(), bytes.size());
+    thread_local std::vector<std::uint8_t> ybuf, sbuf;
+    const mx::ScaleShape ss = chunk_scale_shape(f, c);
+    std::uint8_t* s = scratch(sbuf, static_cast<std::size_t>(ss.rows * ss.blocks));
+    gather_scales(f, c, m.scales, s);
+    const std::size_t yn = chunk_elem_bytes(f, c, ob);
+    std::uint8_t* yb = scratch(ybuf, yn);
+    fd.rows(m.data + chunk_data_offset(f, c), f.row_bytes, f.opts.packing, s, c.m1 - c.m0, f.cols, f.opts.axis, yb);
+    y.write(y_at + chunk_elem_offset(f, c, ob), yb, yn);
     m.data_map.release(data_base + chunk_data_offset(f, c), chunk_data_bytes(f, c));
-    p.add(static_cast<std::int64_t>(bytes.size()));
+    p.add(static_cast<std::int64_t>(yn));
   });
 }
 

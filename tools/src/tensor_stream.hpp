@@ -25,7 +25,8 @@ struct Chunk {
 };
 
 // Environment knobs (tests force small chunks and several threads):
-// MXCONFORM_CHUNK_BYTES (input bytes per chunk), MXCONFORM_THREADS.
+// MXCONFORM_CHUNK_BYTES (input bytes per chunk), MXCONFORM_THREADS (default:
+// the cores the process may run on), MXCONFORM_DEVICE_SLOTS (device ring).
 std::int64_t env_int(const char* name, std::int64_t dflt);
 unsigned cpu_threads();
 
@@ -60,7 +61,7 @@ void quantize_cpu(const mx::Recipe& r, const LoadedTensor& t, mx::Quantized& ful
 void dequantize_cpu(const MappedQuantized& m, mx::Fmt out, OutFile& y, std::uint64_t y_at, Progress& p);
 
 #if defined(MX_HAVE_KERNELS)
-// Device drivers (device_stream.cpp): pinned staging buffers, two streams.
+// Device drivers (device_stream.cpp): a ring of pinned staging slots, a thread and a stream each.
 void quantize_cuda(const mx::Recipe& r, const LoadedTensor& t, mx::Quantized& full, OutFile& data,
                    std::uint64_t data_at, Progress& p);
 void dequantize_cuda(const MappedQuantized& m, mx::Fmt out, OutFile& y, std::uint64_t y_at, Progress& p);
