@@ -170,21 +170,74 @@ __device__ __forceinline__ uint32_t encode_fast(uint32_t yb) {
   }
 }
 
+// 2^e as an fp32 for e in [-149, 127] (subnormal below -126).
+__device__ __forceinline__ float pow2f(int e) {
+  if (e >= -126) return __uint_as_float(static_cast<uint32_t>(e + 127) << 23);
+  return __uint_as_float(1u << (e + 149));
+}
+
+// ---- e2m1 from f16 pairs (sm_80+: f16x2 min/max/add) ----------------------------
+// Two values y (fp32, already scaled), each exactly representable with 11
+// significant bits (or made so by round_odd11), to two e2m1 codes: lane 0 in
+// bits 0..3, lane 1 in bits 16..19. y is packed to f16x2 (exact for |y| in
+// [2^-14, 65504]; smaller values code 0 either way, larger ones saturate),
+// |y| is clamped to 6 (NaN -> 6, Inf -> 6: both code 7), and one f16 add of
+// M = 512, 1024 or 2048 (for |y| < 2, < 4, >= 4: ulp(M) is the e2m1 step of
+// that binade) rounds |y| RNE onto the e2m1 grid; the code is then S - M
+// plus 0, 2 or 4. The sign is kept except for NaN (C2 default: NaN -> +max).
+__device__ __forceinline__ uint32_t e2m1x2_f16(float lo, float hi) {
+  uint32_t P, Y, Yc, S;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(P) : "f"(hi), "f"(lo));
+  const uint32_t Y0 = P & 0x7FFF7FFFu;
+  const uint32_t nanb = Y0 + 0x03FF03FFu;  // bit 15 of a lane set iff that lane is NaN (> 0x7C00)
+  asm("min.f16x2 %0, %1, %2;" : "=r"(Y) : "r"(Y0), "r"(0x46004600u));   // min(|y|, 6); NaN -> 6
+  asm("max.f16x2 %0, %1, %2;" : "=r"(Yc) : "r"(Y), "r"(0x3C003C00u));   // clamp to [1, 4]:
+  asm("min.f16x2 %0, %1, %2;" : "=r"(Yc) : "r"(Yc), "r"(0x44004400u));  //   its binade picks M
+  const uint32_t Mb = (Yc & 0x7C007C00u) + 0x24002400u;                  // 512, 1024, 2048
+  asm("add.rn.f16x2 %0, %1, %2;" : "=r"(S) : "r"(Y), "r"(Mb));
+  const uint32_t t = (Mb >> 9) & 0x00060006u;                            // 0, 2, 4
+  const uint32_t sg = (P & ~nanb & 0x80008000u) >> 12;                   // sign -> bit 3
+  return S - Mb + t + sg;  // per lane, no borrow or carry between the lanes
+}
+// Round to odd at 11 significant bits (truncate the low 13 mantissa bits,
+// set the lowest kept bit when any was set): rounding the result RNE to the
+// e2m1 grid (at most 2 significant bits) equals rounding the original once.
+__device__ __forceinline__ float round_odd11(float y) {
+  const uint32_t a = __float_as_uint(y);
+  return __uint_as_float((a | ((a & 0x1FFFu) + 0x1FFFu)) & ~0x1FFFu);
+}
+
 // Encode 8 values of one thread (same block scale). codes[i] in low bits.
-// HW selects the hardware cvt where it exists and matches the contract:
-// cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 (sm_89 and later, so also sm_90a)
-// and, on sm_100a/sm_120a, cvt.rn.satfinite.e2m1x2.f32. With HW false (or
-// for fp6/int8, which have no cvt) the software path above runs. The gate
-// checks both paths on the GPU it runs on.
-template <int F, bool HW>
+// HW selects the fast path where it exists and matches the contract:
+//  - cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 (sm_89 and later, so also sm_90a)
+//    and, on sm_100a/sm_120a, cvt.rn.satfinite.e2m1x2.f32;
+//  - fp6 through the fp8 cvt: e3m2 (2 mantissa bits, emin -2) is e5m2
+//    (emin -14) scaled by 2^-12, e2m3 (3 bits, emin 0) is e4m3 (emin -6)
+//    scaled by 2^-6: the same grid, normals and subnormals, and the same
+//    magnitude code; saturation to 0x1F after rounding, NaN -> 0x1F;
+//  - e2m1 without a cvt (sm_90): e2m1x2_f16 above; NARROW says the input
+//    values have at most 11 significant bits (bf16, f16), else each scaled
+//    value is first rounded to odd at 11 bits;
+//  - int8: clamp to [-128, 127] in fp32, then one fp32 add of 1.5 * 2^23
+//    rounds RNE to an integer in the low mantissa bits (no F2I).
+// With HW false the software path above runs. The gate checks both paths
+// on the GPU it runs on.
+template <int F, bool HW, bool NARROW = false>
 __device__ __forceinline__ void encode8(const uint32_t (&x)[8], int se, uint32_t (&codes)[8]) {
   constexpr bool fp8 = (F == kE4M3 || F == kE5M2);
+  constexpr bool fp6 = (F == kE3M2 || F == kE2M3);
 #if MXK_NATIVE_CVT
   constexpr bool native = HW && (fp8 || F == kE2M1);
+  constexpr bool via_fp8 = HW && fp6;
+  constexpr bool e2m1_f16 = false;
 #elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 890)
   constexpr bool native = HW && fp8;
+  constexpr bool via_fp8 = HW && fp6;
+  constexpr bool e2m1_f16 = HW && F == kE2M1;
 #else
   constexpr bool native = false;
+  constexpr bool via_fp8 = false;
+  constexpr bool e2m1_f16 = false;
 #endif
   if constexpr (native) {
     // x * 2^-se is exact in fp32 whenever it matters: a product that loses
@@ -215,6 +268,49 @@ __device__ __forceinline__ void encode8(const uint32_t (&x)[8], int se, uint32_t
         if ((x[i] & 0x7FFFFFFFu) > 0x7F800000u) codes[i] = Elem<F>::nanc;
         if ((x[i + 1] & 0x7FFFFFFFu) > 0x7F800000u) codes[i + 1] = Elem<F>::nanc;
       }
+    }
+  } else if constexpr (via_fp8) {
+    // one multiply by 2^-(se + 12) (e3m2) or 2^-(se + 6) (e2m3): exact
+    // unless the product is below 2^-126 (code 0 either way, sign kept)
+    const float m = pow2f(-se - (F == kE3M2 ? 12 : 6));
+#pragma unroll
+    for (int i = 0; i < 8; i += 2) {
+      const float a = __fmul_rn(__uint_as_float(x[i]), m);
+      const float b = __fmul_rn(__uint_as_float(x[i + 1]), m);
+      uint32_t d = 0;
+      if constexpr (F == kE3M2) {
+        asm("{ .reg .b16 t; cvt.rn.satfinite.e5m2x2.f32 t, %1, %2; cvt.u32.u16 %0, t; }" : "=r"(d) : "f"(b), "f"(a));
+      } else {
+        asm("{ .reg .b16 t; cvt.rn.satfinite.e4m3x2.f32 t, %1, %2; cvt.u32.u16 %0, t; }" : "=r"(d) : "f"(b), "f"(a));
+      }
+      // magnitude code clamped to 0x1F (fp8 NaN 0x7F -> 0x1F: NaN -> +max),
+      // the fp8 sign (bit 7) to the fp6 sign (bit 5)
+      codes[i] = min(d & 0x7Fu, 0x1Fu) | ((d >> 2) & 0x20u);
+      codes[i + 1] = min((d >> 8) & 0x7Fu, 0x1Fu) | ((d >> 10) & 0x20u);
+    }
+  } else if constexpr (e2m1_f16) {
+    const float m = exp2_neg(se);
+#pragma unroll
+    for (int i = 0; i < 8; i += 2) {
+      float a = __fmul_rn(__uint_as_float(x[i]), m);
+      float b = __fmul_rn(__uint_as_float(x[i + 1]), m);
+      if constexpr (!NARROW) {
+        a = round_odd11(a);
+        b = round_odd11(b);
+      }
+      const uint32_t c = e2m1x2_f16(a, b);
+      codes[i] = c & 0xFu;
+      codes[i + 1] = c >> 16;
+    }
+  } else if constexpr (HW && F == kINT8) {
+    const float m = exp2_neg(se);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      // v * 2^-se * 2^6 (C2), both exact where it matters (as above)
+      const float y = __fmul_rn(__fmul_rn(__uint_as_float(x[i]), m), 64.0f);
+      const float c = fminf(fmaxf(y, -128.0f), 127.0f);  // +-Inf saturate; NaN below
+      const uint32_t r = __float_as_uint(__fadd_rn(c, 12582912.0f)) & 0xFFu;  // 1.5 * 2^23 + q
+      codes[i] = (x[i] & 0x7FFFFFFFu) > 0x7F800000u ? Elem<F>::nanc : r;
     }
   } else {
     const float m = exp2_neg(se);
