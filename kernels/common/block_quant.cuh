@@ -158,6 +158,42 @@ __device__ __forceinline__ void store8(uint8_t* row, int64_t g, int n, const uin
   }
 }
 
+// A full group's packed codes (encode8_packed) at group g of a packed row.
+template <int BITS>
+__device__ __forceinline__ void store_packed(uint8_t* row, int64_t g, const uint32_t (&w)[2]) {
+  if constexpr (BITS == 8) {
+    __stcs(reinterpret_cast<uint2*>(row + g * 8), make_uint2(w[0], w[1]));
+  } else if constexpr (BITS == 4) {
+    __stcs(reinterpret_cast<unsigned int*>(row + g * 4), w[0]);
+  } else {  // 6 bytes, 2-byte aligned
+    unsigned short* q = reinterpret_cast<unsigned short*>(row + g * 6);
+    __stcs(q, static_cast<unsigned short>(w[0]));
+    __stcs(q + 1, static_cast<unsigned short>(w[0] >> 16));
+    __stcs(q + 2, static_cast<unsigned short>(w[1]));
+  }
+}
+
+// |x| max of a full group as fp32 bits (a NaN/Inf shows as >= 0x7F800000),
+// from the raw 16-byte words: bf16 two at a time with max.NaN.xorsign.abs
+// (exact on bf16 values, subnormals kept; NaN propagates; the sign of the
+// result is cleared), other types from the widened values.
+template <class In>
+__device__ __forceinline__ uint32_t amax8(const uint4* w, const uint32_t (&v)[8]) {
+  if constexpr (std::is_same_v<In, __nv_bfloat16>) {
+    uint32_t a, b, m;
+    asm("max.NaN.xorsign.abs.bf16x2 %0, %1, %2;" : "=r"(a) : "r"(w[0].x), "r"(w[0].y));
+    asm("max.NaN.xorsign.abs.bf16x2 %0, %1, %2;" : "=r"(b) : "r"(w[0].z), "r"(w[0].w));
+    asm("max.NaN.xorsign.abs.bf16x2 %0, %1, %2;" : "=r"(m) : "r"(a), "r"(b));
+    m &= 0x7FFF7FFFu;
+    return max(m << 16, m & 0xFFFF0000u);
+  } else {
+    uint32_t am = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) am = max(am, v[i] & 0x7FFFFFFFu);
+    return am;
+  }
+}
+
 // ---- block quantizers -----------------------------------------------------------
 // block(): called by every lane of the warp (shuffles); lanes of one block
 // are V/8 aligned neighbours. Elements i >= n are absent (zero bits in v).
@@ -168,17 +204,20 @@ struct MxQ {
   static constexpr int SHIFT8 = (F == kE2M1) ? 2 : 0;  // container8 placement (C6)
   struct State {};
   __device__ __forceinline__ static State prepare(const Params&) { return {}; }
-  // NARROW: the input type has at most 11 significant bits (bf16, f16)
-  template <bool NARROW>
-  __device__ __forceinline__ static uint32_t block(const uint32_t (&v)[8], int n, const Params& p, const State&,
-                                                   uint32_t (&codes)[8]) {
+  // The ue8m0 scale code of the lane's block (C3), and whether the block
+  // holds a NaN/Inf (nf).
+  // am: the lane's |x| max as fp32 bits (amax8), or ~0u to compute it here.
+  __device__ __forceinline__ static uint32_t scale(const uint32_t (&v)[8], int n, const Params& p, uint32_t& nf,
+                                                   uint32_t am = ~0u) {
     // amax over all present elements; a NaN/Inf shows up as am >= 0x7F800000
     // and (rarely) sends the warp through the finite-only recomputation (C3).
     // (absent elements i >= n are zero bits in v: they never raise amax)
-    uint32_t am = 0;
+    if (am == ~0u) {
+      am = 0;
 #pragma unroll
-    for (int i = 0; i < 8; ++i) am = max(am, v[i] & 0x7FFFFFFFu);
-    uint32_t nf = 0;
+      for (int i = 0; i < 8; ++i) am = max(am, v[i] & 0x7FFFFFFFu);
+    }
+    nf = 0;
     if (__any_sync(0xFFFFFFFFu, am >= 0x7F800000u)) {  // rare: some block of the warp is non-finite
       nf = am >= 0x7F800000u ? 1u : 0u;
       am = 0;
@@ -192,12 +231,29 @@ struct MxQ {
     }
     am = max(am, __shfl_xor_sync(0xFFFFFFFFu, am, 1));
     am = max(am, __shfl_xor_sync(0xFFFFFFFFu, am, 2));
-    const uint32_t code = scale_code<F>(am, p.rule, p.inv_max);
+    return scale_code<F>(am, p.rule, p.inv_max);
+  }
+  // NARROW: the input type has at most 11 significant bits (bf16, f16)
+  template <bool NARROW>
+  __device__ __forceinline__ static uint32_t block(const uint32_t (&v)[8], int n, const Params& p, const State&,
+                                                   uint32_t (&codes)[8]) {
+    uint32_t nf;
+    const uint32_t code = scale(v, n, p, nf);
     encode8<F, HW, NARROW>(v, static_cast<int>(code) - 127, codes);
     if (n < 8) {
 #pragma unroll
       for (int i = 0; i < 8; ++i) if (i >= n) codes[i] = 0;
     }
+    return (nf && !p.nfb_ignore) ? 0xFFu : code;
+  }
+  // A full group (n == 8) with its amax8, codes packed per C6 (packed
+  // layout): see encode8_packed.
+  template <bool NARROW>
+  __device__ __forceinline__ static uint32_t block_packed(const uint32_t (&v)[8], uint32_t am, const Params& p,
+                                                          const State&, uint32_t (&w)[2]) {
+    uint32_t nf;
+    const uint32_t code = scale(v, 8, p, nf, am);
+    encode8_packed<F, HW, NARROW>(v, static_cast<int>(code) - 127, w);
     return (nf && !p.nfb_ignore) ? 0xFFu : code;
   }
 };
@@ -227,23 +283,21 @@ struct Nvfp4Q {
     }
     return st;
   }
-  template <bool NARROW>  // unused: the scaled values are fp32 products
-  __device__ __forceinline__ static uint32_t block(const uint32_t (&v)[8], int n, const Params& p, const State& st,
-                                                   uint32_t (&codes)[8]) {
-    (void)p;
+  // The ue4m3 scale of the lane's block and its 8 values scaled for the
+  // e2m1 encode (fp32 bits).
+  __device__ __forceinline__ static uint32_t scaled(const uint32_t (&v)[8], int n, const State& st, uint32_t (&xb)[8]) {
     float m = 0.0f;
 #pragma unroll
     for (int i = 0; i < 8; ++i) if (i < n) m = fmaxf(m, fabsf(__uint_as_float(v[i])));
     m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, 1));
     uint32_t s;
-    float x[8];
     if (ORDER == 0) {
       const float s_dec = st.a;
       s = encode_ue4m3(__fmul_rn(m, st.b));
       const float denom = __fmul_rn(decode_e4m3_mag(s), s_dec);
       const float mult = fminf(__fdiv_rn(1.0f, denom), FLT_MAX);
 #pragma unroll
-      for (int i = 0; i < 8; ++i) x[i] = __fmul_rn(__uint_as_float(v[i]), mult);
+      for (int i = 0; i < 8; ++i) xb[i] = __float_as_uint(__fmul_rn(__uint_as_float(v[i]), mult));
     } else {
       const float pts = st.a;
       const float bs = __fdiv_rn(m, 6.0f);
@@ -255,15 +309,30 @@ struct Nvfp4Q {
       for (int i = 0; i < 8; ++i) {
         float q = __fdiv_rn(__uint_as_float(v[i]), total);
         if (!(q != q)) q = q < -6.0f ? -6.0f : (q > 6.0f ? 6.0f : q);
-        x[i] = q;
+        xb[i] = __float_as_uint(q);
       }
     }
+    return s;
+  }
+  template <bool NARROW>  // unused: the scaled values are fp32 results
+  __device__ __forceinline__ static uint32_t block(const uint32_t (&v)[8], int n, const Params& p, const State& st,
+                                                   uint32_t (&codes)[8]) {
+    (void)p;
     uint32_t xb[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) xb[i] = __float_as_uint(x[i]);
+    const uint32_t s = scaled(v, n, st, xb);
     encode8<kE2M1, true>(xb, 0, codes);
 #pragma unroll
     for (int i = 0; i < 8; ++i) if (i >= n) codes[i] = 0;
+    return s;
+  }
+  template <bool NARROW>  // am unused: the NVFP4 block amax drops NaNs (C5)
+  __device__ __forceinline__ static uint32_t block_packed(const uint32_t (&v)[8], uint32_t am, const Params& p,
+                                                          const State& st, uint32_t (&w)[2]) {
+    (void)p;
+    (void)am;
+    uint32_t xb[8];
+    const uint32_t s = scaled(v, 8, st, xb);
+    encode8_packed<kE2M1, true>(xb, 0, w);
     return s;
   }
 };

@@ -323,6 +323,79 @@ __device__ __forceinline__ void encode8(const uint32_t (&x)[8], int se, uint32_t
   }
 }
 
+// The 8 codes of encode8 packed per C6 (packed layout, element i first):
+// 8-bit formats in w[0] (elements 0..3) and w[1] (4..7), fp6 as a 48-bit
+// little-endian stream (w[0], low 16 bits of w[1]), e2m1 nibbles in w[0].
+// The fp8 cvt and the e2m1 f16 paths build the words directly (no per-code
+// extraction); the others pack encode8's codes.
+template <int BITS>
+__device__ __forceinline__ void pack8(const uint32_t (&c)[8], uint32_t (&w)[2]) {
+  if constexpr (BITS == 8) {
+    w[0] = (c[0] & 0xFFu) | ((c[1] & 0xFFu) << 8) | ((c[2] & 0xFFu) << 16) | (c[3] << 24);
+    w[1] = (c[4] & 0xFFu) | ((c[5] & 0xFFu) << 8) | ((c[6] & 0xFFu) << 16) | (c[7] << 24);
+  } else if constexpr (BITS == 6) {
+    uint64_t v = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(c[i] & 0x3Fu) << (6 * i);
+    w[0] = static_cast<uint32_t>(v);
+    w[1] = static_cast<uint32_t>(v >> 32);
+  } else {
+    uint32_t v = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v |= (c[i] & 0xFu) << (4 * i);
+    w[0] = v;
+    w[1] = 0;
+  }
+}
+template <int F, bool HW, bool NARROW = false>
+__device__ __forceinline__ void encode8_packed(const uint32_t (&x)[8], int se, uint32_t (&w)[2]) {
+  constexpr bool fp8 = (F == kE4M3 || F == kE5M2);
+#if MXK_NATIVE_CVT
+  constexpr bool fp8_cvt = HW && fp8;
+  constexpr bool e2m1_f16 = false;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 890)
+  constexpr bool fp8_cvt = HW && fp8;
+  constexpr bool e2m1_f16 = HW && F == kE2M1;
+#else
+  constexpr bool fp8_cvt = false;
+  constexpr bool e2m1_f16 = false;
+#endif
+  if constexpr (fp8_cvt) {
+    const float m = exp2_neg(se);
+    uint32_t d[4];
+#pragma unroll
+    for (int i = 0; i < 8; i += 2) {
+      const float a = __fmul_rn(__uint_as_float(x[i]), m);
+      const float b = __fmul_rn(__uint_as_float(x[i + 1]), m);
+      if constexpr (F == kE4M3) {
+        asm("{ .reg .b16 t; cvt.rn.satfinite.e4m3x2.f32 t, %1, %2; cvt.u32.u16 %0, t; }" : "=r"(d[i / 2]) : "f"(b), "f"(a));
+      } else {
+        asm("{ .reg .b16 t; cvt.rn.satfinite.e5m2x2.f32 t, %1, %2; cvt.u32.u16 %0, t; }" : "=r"(d[i / 2]) : "f"(b), "f"(a));
+      }
+    }
+    w[0] = __byte_perm(d[0], d[1], 0x5410);
+    w[1] = __byte_perm(d[2], d[3], 0x5410);
+  } else if constexpr (e2m1_f16) {
+    // pairs (0,2), (1,3), (4,6), (5,7): c02 + 16 * c13 holds byte 0 (codes
+    // 0, 1) in bits 0..7 and byte 1 (codes 2, 3) in bits 16..23
+    const float m = exp2_neg(se);
+    float y[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      y[i] = __fmul_rn(__uint_as_float(x[i]), m);
+      if constexpr (!NARROW) y[i] = round_odd11(y[i]);
+    }
+    const uint32_t lo = e2m1x2_f16(y[0], y[2]) + (e2m1x2_f16(y[1], y[3]) << 4);
+    const uint32_t hi = e2m1x2_f16(y[4], y[6]) + (e2m1x2_f16(y[5], y[7]) << 4);
+    w[0] = __byte_perm(lo, hi, 0x6420);
+    w[1] = 0;
+  } else {
+    uint32_t c[8];
+    encode8<F, HW, NARROW>(x, se, c);
+    pack8<Elem<F>::bits>(c, w);
+  }
+}
+
 // Scale rules (C3). Returns the ue8m0 code of a finite amax (fp32 bits,
 // sign cleared): 0 for amax 0, clamped to [-127, 127] + 127.
 enum : int { kFloor = 0, kCeil = 1, kEven = 2, kRceil = 3 };

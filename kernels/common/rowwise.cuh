@@ -119,7 +119,18 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
         for (int j = 0; j < LPG; ++j) w[j] = ring[cs][wp][u * LPG + j][lane];
         uint32_t v[8];
         widen8<In>(w, v);
-        emit(c0, u, v, 8);
+        if (p.container8) {
+          emit(c0, u, v, 8);
+        } else {  // packed codes built in registers, one store (a full chunk implies K % 8 == 0)
+          uint32_t pk[2];
+          const uint32_t sc = Q::template block_packed<NARROW>(v, amax8<In>(w, v), p, st, pk);
+          const int64_t g = (c0 >> 3) + u * 32 + lane;
+          store_packed<Q::BITS>(dr, g, pk);
+          if ((lane % T) == 0) {
+            const int64_t kb = g / T;
+            p.row.scales[sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb)] = static_cast<uint8_t>(sc);
+          }
+        }
       }
     } else {  // ragged or unaligned chunk: per-element bounds
       const int64_t left = p.K - c0;  // > 0

@@ -20,14 +20,55 @@ namespace mxk::dev {
 // colwise data, which goes back through shared memory). The launcher uses
 // TR = 32 where 128-row tiles would leave the GPU under ~2 waves of CTAs
 // (small tensors: more, smaller CTAs); both are gated (mxk::set_tile_rows).
+// 16-bit inputs keep the tile raw in shared memory (128 bytes per row, the
+// 16-byte chunks XOR-swizzled) and read each thread's 8 rows of one column
+// with one ldmatrix.x4.trans; fp32 inputs keep fp32 bits with a padded row.
 constexpr int kTR = 128, kTRSmall = 32, kTC = 64;
+
+template <int TR>
+struct TileSmem16 {  // raw 16-bit rows, chunk c of row r at [r][c ^ swz(r)]
+  uint4 x[TR][kTC / 8];
+};
+template <int TR>
+struct TileSmem32 {  // fp32 bits, one padding word per row
+  uint32_t x[TR][kTC + 1];
+};
+// Chunk swizzle: the 8 rows one ldmatrix matrix reads (32u + 8*(i/2) + 2j +
+// i%2, i < 8) land in 8 distinct chunks, and a row stored by 8 lanes too.
+__device__ __forceinline__ int swz(int r) { return (((r >> 3) & 3) << 1) | (r & 1); }
+
+__device__ __forceinline__ uint4 ldmatrix_x4_trans(const void* smem) {
+  uint4 d;
+  const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(d.x), "=r"(d.y), "=r"(d.z), "=r"(d.w)
+               : "r"(a));
+  return d;
+}
+
+// 8 widened values of a 16-bit input back to their raw 16-byte word (exact).
+template <class In>
+__device__ __forceinline__ uint4 narrow8(const uint32_t (&v)[8]) {
+  uint32_t w[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    if constexpr (std::is_same_v<In, __nv_bfloat16>) {
+      w[j] = (v[2 * j] >> 16) | (v[2 * j + 1] & 0xFFFF0000u);
+    } else {
+      w[j] = static_cast<uint32_t>(__half_as_ushort(__float2half_rn(__uint_as_float(v[2 * j])))) |
+             (static_cast<uint32_t>(__half_as_ushort(__float2half_rn(__uint_as_float(v[2 * j + 1])))) << 16);
+    }
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
 
 template <class In, class Q, bool ROW, bool COL, int TR = kTR>
 __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Params p) {
   static_assert(TR == 32 || TR == 64 || TR == 128, "tile rows: a multiple of 32, at most 128");
   constexpr int T = Q::V / 8;
   constexpr int kTB = TR / 32;
-  __shared__ uint32_t sx[TR][kTC + 1];
+  constexpr bool LDM = sizeof(In) == 2;
+  __shared__ std::conditional_t<LDM, TileSmem16<TR>, TileSmem32<TR>> sx;
   __shared__ uint8_t scode[TR][kTC + 4];
   const int tid = threadIdx.x;
   const int64_t ntm = (p.M + TR - 1) / TR, ntc = (p.K + kTC - 1) / kTC;
@@ -85,10 +126,15 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
     const int mrem = static_cast<int>(p.M - m0 < TR ? p.M - m0 : TR);  // rows of this tile
     const int krem = static_cast<int>(p.K - c0 < kTC ? p.K - c0 : kTC);  // columns of this tile
     // load phase for band u: into shared memory (colwise) and rowwise blocks (fused)
-    auto phase1 = [&](int u, const uint32_t (&v)[8], int n) {
+    auto phase1 = [&](int u, const uint32_t (&v)[8], int n, const uint4* raw) {
       if (COL) {
+        const int row = lr + 32 * u;
+        if constexpr (LDM) {
+          sx.x[row][(tid & 7) ^ swz(row)] = raw ? raw[0] : narrow8<In>(v);
+        } else {
 #pragma unroll
-        for (int i = 0; i < 8; ++i) sx[lr + 32 * u][lc + i] = v[i];
+          for (int i = 0; i < 8; ++i) sx.x[row][lc + i] = v[i];
+        }
       }
       if (ROW) {
         if (32 * u < mrem) {  // warp-uniform (a warp's lanes share the band)
@@ -108,7 +154,7 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
       for (int u = 0; u < kTB; ++u) {
         uint32_t v[8];
         widen8<In>(&cur[u * LPG], v);
-        phase1(u, v, 8);
+        phase1(u, v, 8, &cur[u * LPG]);
       }
     } else {
       const In* __restrict__ xt = x + (b * p.M + m0) * p.K + c0;
@@ -121,7 +167,7 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
         load8<In>(xt, static_cast<int64_t>(lr + 32 * u) * p.K + lc, n[u], p.vec_in, v[u]);
       }
 #pragma unroll
-      for (int u = 0; u < kTB; ++u) phase1(u, v[u], n[u]);
+      for (int u = 0; u < kTB; ++u) phase1(u, v[u], n[u], nullptr);
     }
     if (COL) {
       __syncthreads();
@@ -133,8 +179,20 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
         const int r = mrem - r0;
         const int n = (cc >= krem || r <= 0) ? 0 : (r >= 8 ? 8 : r);
         uint32_t v[8];
+        if constexpr (LDM) {
+          // lane l addresses row i = l%8 of matrix j = l/8: tile row
+          // 32u + 8*(i/2) + 2j + i%2, chunk = this warp's 8 columns; the lane
+          // gets column cc, rows r0 + 2j, r0 + 2j + 1 in register j
+          const int l = tid & 31, i = l & 7;
+          const int row = 32 * u + 8 * (i >> 1) + 2 * (l >> 3) + (i & 1);
+          const uint4 d = ldmatrix_x4_trans(&sx.x[row][(tid >> 5) ^ i]);  // swz(row) == i
+          widen8<In>(&d, v);
 #pragma unroll
-        for (int i = 0; i < 8; ++i) v[i] = (i < n) ? sx[r0 + i][cc] : 0u;
+          for (int e = 0; e < 8; ++e) v[e] = (e < n) ? v[e] : 0u;
+        } else {
+#pragma unroll
+          for (int e = 0; e < 8; ++e) v[e] = (e < n) ? sx.x[r0 + e][cc] : 0u;
+        }
         uint32_t codes[8];
         const uint32_t sc = Q::template block<sizeof(In) == 2>(v, n, p, st, codes);
         const int64_t g = (m0 + r0) / 8;
