@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
   constexpr int kTB = TR / 32;
   constexpr bool LDM = sizeof(In) == 2;
   __shared__ std::conditional_t<LDM, TileSmem16<TR>, TileSmem32<TR>> sx;
-  __shared__ uint8_t scode[TR][kTC + 4];
+  __shared__ alignas(16) uint8_t scode[TR][kTC + 4];
   const int tid = threadIdx.x;
   const int64_t ntm = (p.M + TR - 1) / TR, ntc = (p.K + kTC - 1) / kTC;
   const int64_t ntiles = p.batch * ntm * ntc;
@@ -137,7 +137,14 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
         }
       }
       if (ROW) {
-        if (32 * u < mrem) {  // warp-uniform (a warp's lanes share the band)
+        if (raw && !p.container8) {  // full tile (CTA-uniform): packed codes, one store
+          uint32_t pk[2];
+          const uint32_t sc = Q::template block_packed<sizeof(In) == 2>(v, amax8<In>(raw, v), p, st, pk);
+          const int64_t m = m0 + lr + 32 * u;
+          const int64_t g = (c0 + lc) / 8;
+          store_packed<Q::BITS>(p.row.data + (b * p.M + m) * p.row.row_bytes, g, pk);
+          if ((g % T) == 0) p.row.scales[scale_offset(p.row, b, m, g / T)] = static_cast<uint8_t>(sc);
+        } else if (32 * u < mrem) {  // warp-uniform (a warp's lanes share the band)
           uint32_t codes[8];
           const uint32_t sc = Q::template block<sizeof(In) == 2>(v, n, p, st, codes);
           const int64_t m = m0 + lr + 32 * u;
@@ -179,13 +186,14 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
         const int r = mrem - r0;
         const int n = (cc >= krem || r <= 0) ? 0 : (r >= 8 ? 8 : r);
         uint32_t v[8];
+        uint4 d = make_uint4(0u, 0u, 0u, 0u);  // the raw words (16-bit inputs)
         if constexpr (LDM) {
           // lane l addresses row i = l%8 of matrix j = l/8: tile row
           // 32u + 8*(i/2) + 2j + i%2, chunk = this warp's 8 columns; the lane
           // gets column cc, rows r0 + 2j, r0 + 2j + 1 in register j
           const int l = tid & 31, i = l & 7;
           const int row = 32 * u + 8 * (i >> 1) + 2 * (l >> 3) + (i & 1);
-          const uint4 d = ldmatrix_x4_trans(&sx.x[row][(tid >> 5) ^ i]);  // swz(row) == i
+          d = ldmatrix_x4_trans(&sx.x[row][(tid >> 5) ^ i]);  // swz(row) == i
           widen8<In>(&d, v);
 #pragma unroll
           for (int e = 0; e < 8; ++e) v[e] = (e < n) ? v[e] : 0u;
@@ -193,9 +201,16 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
 #pragma unroll
           for (int e = 0; e < 8; ++e) v[e] = (e < n) ? sx.x[r0 + e][cc] : 0u;
         }
+        const int64_t g = (m0 + r0) / 8;
+        if (cur_full && vcol && p.col.transposed && !p.container8) {  // CTA-uniform: packed codes, one store
+          uint32_t pk[2];
+          const uint32_t sc = Q::template block_packed<sizeof(In) == 2>(v, amax8<In>(&d, v), p, st, pk);
+          if ((g % T) == 0) p.col.scales[scale_offset(p.col, b, k, g / T)] = static_cast<uint8_t>(sc);
+          store_packed<Q::BITS>(p.col.data + (b * p.K + k) * p.col.row_bytes, g, pk);
+          continue;
+        }
         uint32_t codes[8];
         const uint32_t sc = Q::template block<sizeof(In) == 2>(v, n, p, st, codes);
-        const int64_t g = (m0 + r0) / 8;
         if (n > 0) {
           if ((g % T) == 0) p.col.scales[scale_offset(p.col, b, k, g / T)] = static_cast<uint8_t>(sc);
           if (p.col.transposed) {
@@ -215,11 +230,19 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
           const int row = lr + 32 * u;
           const int n2 = (row >= mrem || r <= 0) ? 0 : (r >= 8 ? 8 : r);
           if (n2 > 0) {
-            uint32_t c2[8];
+            // the 8 code bytes of this row segment: two aligned 32-bit loads
+            // (row stride 68 bytes, lc a multiple of 8)
+            const uint32_t* q = reinterpret_cast<const uint32_t*>(&scode[row][lc]);
+            const uint32_t w0 = q[0], w1 = q[1];
+            uint8_t* dst = p.col.data + (b * p.M + m0 + row) * p.col.row_bytes;
+            if (Q::BITS == 8 && n2 == 8 && vrow && !p.container8) {
+              __stcs(reinterpret_cast<uint2*>(dst + (c0 + lc)), make_uint2(w0, w1));
+            } else {
+              uint32_t c2[8];
 #pragma unroll
-            for (int i = 0; i < 8; ++i) c2[i] = (i < n2) ? scode[row][lc + i] : 0u;
-            store8<Q::BITS>(p.col.data + (b * p.M + m0 + row) * p.col.row_bytes, (c0 + lc) / 8, n2, c2, p.container8,
-                            Q::SHIFT8, vrow);
+              for (int i = 0; i < 8; ++i) c2[i] = (i < n2) ? (((i < 4 ? w0 : w1) >> (8 * (i & 3))) & 0xFFu) : 0u;
+              store8<Q::BITS>(dst, (c0 + lc) / 8, n2, c2, p.container8, Q::SHIFT8, vrow);
+            }
           }
         }
       }
