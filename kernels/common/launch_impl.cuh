@@ -57,11 +57,11 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
     const std::int64_t rows = q.batch * q.M;
     const std::int64_t gx = (rows + dev::kRowWarps - 1) / dev::kRowWarps;
     if (gx > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many rows for one launch");
-    // Up to kRowMaxChunks chunks per warp (pipelined), fewer where that
+    // Up to kRowMaxChunks<BITS> chunks per warp (pipelined), fewer where that
     // would leave fewer than kRowMinCtas CTAs (small tensors want every SM busy).
     const std::int64_t nch = (q.K + CH - 1) / CH;
     const int forced = g_work_split.load();
-    const std::int64_t cpw = forced > 0 ? forced : std::clamp<std::int64_t>(gx * nch / dev::kRowMinCtas, 1, dev::kRowMaxChunks);
+    const std::int64_t cpw = forced > 0 ? forced : std::clamp<std::int64_t>(gx * nch / dev::kRowMinCtas, 1, dev::kRowMaxChunks<Q::BITS>);
     const std::int64_t gy = std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535);
     // 48 KB cp.async ring per CTA, 64 registers: 4 CTAs per SM want the
     // largest shared-memory carveout (a hint; set once per instantiation).
