@@ -246,14 +246,14 @@ struct MxQ {
     }
     return (nf && !p.nfb_ignore) ? 0xFFu : code;
   }
-  // A full group (n == 8) with its amax8, codes packed per C6 (packed
-  // layout): see encode8_packed.
-  template <bool NARROW>
-  __device__ __forceinline__ static uint32_t block_packed(const uint32_t (&v)[8], uint32_t am, const Params& p,
+  // A full group (n == 8) and its raw 16-byte word(s), codes packed per C6
+  // (packed layout): see amax8, encode8_packed.
+  template <class In>
+  __device__ __forceinline__ static uint32_t block_packed(const uint32_t (&v)[8], const uint4* raw, const Params& p,
                                                           const State&, uint32_t (&w)[2]) {
     uint32_t nf;
-    const uint32_t code = scale(v, 8, p, nf, am);
-    encode8_packed<F, HW, NARROW>(v, static_cast<int>(code) - 127, w);
+    const uint32_t code = scale(v, 8, p, nf, amax8<In>(raw, v));
+    encode8_packed<F, HW, In>(v, static_cast<int>(code) - 127, w, raw);
     return (nf && !p.nfb_ignore) ? 0xFFu : code;
   }
 };
@@ -325,14 +325,13 @@ struct Nvfp4Q {
     for (int i = 0; i < 8; ++i) if (i >= n) codes[i] = 0;
     return s;
   }
-  template <bool NARROW>  // am unused: the NVFP4 block amax drops NaNs (C5)
-  __device__ __forceinline__ static uint32_t block_packed(const uint32_t (&v)[8], uint32_t am, const Params& p,
+  template <class In>  // the scaled values are fp32 results whatever In is
+  __device__ __forceinline__ static uint32_t block_packed(const uint32_t (&v)[8], const uint4* raw, const Params& p,
                                                           const State& st, uint32_t (&w)[2]) {
     (void)p;
-    (void)am;
     uint32_t xb[8];
     const uint32_t s = scaled(v, 8, st, xb);
-    encode8_packed<kE2M1, true>(xb, 0, w);
+    encode8_packed<kE2M1, true, float>(xb, 0, w, raw);
     return s;
   }
 };

@@ -12,6 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+
+#include <cuda_bf16.h>
 
 namespace mxk::dev {
 
@@ -207,6 +210,31 @@ __device__ __forceinline__ float round_odd11(float y) {
   return __uint_as_float((a | ((a & 0x1FFFu) + 0x1FFFu)) & ~0x1FFFu);
 }
 
+// The same for two bf16 inputs u (raw pair) scaled in bf16: y = u * s2 with
+// s2 = 2^-se in both lanes (exact unless |y| < 2^-126: a signed zero or a
+// tiny value, code 0 either way), M = 64, 128, 256 (ulp 0.5, 1, 2 in bf16).
+// Checked on every bf16 value of y (the min/max/add steps) like e2m1x2_f16.
+__device__ __forceinline__ uint32_t e2m1x2_bf16(uint32_t u, uint32_t s2) {
+  uint32_t P, Y, Yc, S;
+  asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(P) : "r"(u), "r"(s2));
+  const uint32_t Y0 = P & 0x7FFF7FFFu;
+  const uint32_t nanb = Y0 + 0x007F007Fu;  // bit 15 of a lane set iff that lane is NaN (> 0x7F80)
+  asm("min.bf16x2 %0, %1, %2;" : "=r"(Y) : "r"(Y0), "r"(0x40C040C0u));   // min(|y|, 6); NaN -> 6
+  asm("max.bf16x2 %0, %1, %2;" : "=r"(Yc) : "r"(Y), "r"(0x3F803F80u));   // clamp to [1, 4]:
+  asm("min.bf16x2 %0, %1, %2;" : "=r"(Yc) : "r"(Yc), "r"(0x40804080u));  //   its binade picks M
+  const uint32_t Mb = (Yc & 0x7F807F80u) + 0x03000300u;                  // 64, 128, 256
+  asm("add.rn.bf16x2 %0, %1, %2;" : "=r"(S) : "r"(Y), "r"(Mb));
+  const uint32_t t = (Mb - 0x42804280u) >> 6;                            // 0, 2, 4 per lane
+  const uint32_t sg = (P & ~nanb & 0x80008000u) >> 12;                   // sign -> bit 3
+  return S - Mb + t + sg;
+}
+// 2^-se (se in [-127, 127]) as bf16 in both halves (2^-127 is subnormal).
+__device__ __forceinline__ uint32_t pow2_neg_bf16x2(int se) {
+  const int e = -se;
+  const uint32_t b = e >= -126 ? static_cast<uint32_t>(e + 127) << 7 : 0x0040u;
+  return b | (b << 16);
+}
+
 // Encode 8 values of one thread (same block scale). codes[i] in low bits.
 // HW selects the fast path where it exists and matches the contract:
 //  - cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 (sm_89 and later, so also sm_90a)
@@ -347,8 +375,11 @@ __device__ __forceinline__ void pack8(const uint32_t (&c)[8], uint32_t (&w)[2]) 
     w[1] = 0;
   }
 }
-template <int F, bool HW, bool NARROW = false>
-__device__ __forceinline__ void encode8_packed(const uint32_t (&x)[8], int se, uint32_t (&w)[2]) {
+// In: the input type (bf16 e2m1 works on the raw words, raw[0]: elements
+// 0..7 as 4 bf16 pairs; NARROW: at most 11 significant bits).
+template <int F, bool HW, class In>
+__device__ __forceinline__ void encode8_packed(const uint32_t (&x)[8], int se, uint32_t (&w)[2], const uint4* raw) {
+  constexpr bool NARROW = sizeof(In) == 2;
   constexpr bool fp8 = (F == kE4M3 || F == kE5M2);
 #if MXK_NATIVE_CVT
   constexpr bool fp8_cvt = HW && fp8;
@@ -375,6 +406,15 @@ __device__ __forceinline__ void encode8_packed(const uint32_t (&x)[8], int se, u
     }
     w[0] = __byte_perm(d[0], d[1], 0x5410);
     w[1] = __byte_perm(d[2], d[3], 0x5410);
+  } else if constexpr (e2m1_f16 && std::is_same_v<In, __nv_bfloat16>) {
+    // as below, the pairs regrouped from the raw words by byte_perm
+    const uint32_t s2 = pow2_neg_bf16x2(se);
+    const uint32_t lo = e2m1x2_bf16(__byte_perm(raw->x, raw->y, 0x5410), s2) +
+                        (e2m1x2_bf16(__byte_perm(raw->x, raw->y, 0x7632), s2) << 4);
+    const uint32_t hi = e2m1x2_bf16(__byte_perm(raw->z, raw->w, 0x5410), s2) +
+                        (e2m1x2_bf16(__byte_perm(raw->z, raw->w, 0x7632), s2) << 4);
+    w[0] = __byte_perm(lo, hi, 0x6420);
+    w[1] = 0;
   } else if constexpr (e2m1_f16) {
     // pairs (0,2), (1,3), (4,6), (5,7): c02 + 16 * c13 holds byte 0 (codes
     // 0, 1) in bits 0..7 and byte 1 (codes 2, 3) in bits 16..23
@@ -390,6 +430,7 @@ __device__ __forceinline__ void encode8_packed(const uint32_t (&x)[8], int se, u
     w[0] = __byte_perm(lo, hi, 0x6420);
     w[1] = 0;
   } else {
+    (void)raw;
     uint32_t c[8];
     encode8<F, HW, NARROW>(x, se, c);
     pack8<Elem<F>::bits>(c, w);

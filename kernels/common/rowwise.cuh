@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
           emit(c0, u, v, 8);
         } else {  // packed codes built in registers, one store (a full chunk implies K % 8 == 0)
           uint32_t pk[2];
-          const uint32_t sc = Q::template block_packed<NARROW>(v, amax8<In>(w, v), p, st, pk);
+          const uint32_t sc = Q::template block_packed<In>(v, w, p, st, pk);
           const int64_t g = (c0 >> 3) + u * 32 + lane;
           store_packed<Q::BITS>(dr, g, pk);
           if ((lane % T) == 0) {

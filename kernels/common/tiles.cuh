@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
       if (ROW) {
         if (raw && !p.container8) {  // full tile (CTA-uniform): packed codes, one store
           uint32_t pk[2];
-          const uint32_t sc = Q::template block_packed<sizeof(In) == 2>(v, amax8<In>(raw, v), p, st, pk);
+          const uint32_t sc = Q::template block_packed<In>(v, raw, p, st, pk);
           const int64_t m = m0 + lr + 32 * u;
           const int64_t g = (c0 + lc) / 8;
           store_packed<Q::BITS>(p.row.data + (b * p.M + m) * p.row.row_bytes, g, pk);
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
         const int64_t g = (m0 + r0) / 8;
         if (cur_full && vcol && p.col.transposed && !p.container8) {  // CTA-uniform: packed codes, one store
           uint32_t pk[2];
-          const uint32_t sc = Q::template block_packed<sizeof(In) == 2>(v, amax8<In>(&d, v), p, st, pk);
+          const uint32_t sc = Q::template block_packed<In>(v, &d, p, st, pk);
           if ((g % T) == 0) p.col.scales[scale_offset(p.col, b, k, g / T)] = static_cast<uint8_t>(sc);
           store_packed<Q::BITS>(p.col.data + (b * p.K + k) * p.col.row_bytes, g, pk);
           continue;
