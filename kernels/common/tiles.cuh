@@ -204,7 +204,11 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
           for (int e = 0; e < 8; ++e) v[e] = (e < n) ? sx.x[r0 + e][cc] : 0u;
         }
         const int64_t g = (m0 + r0) / 8;
-        if (cur_full && vcol && p.col.transposed && !p.container8) {  // CTA-uniform: packed codes, one store
+        // CTA-uniform: packed codes, one store. Needs the raw words d (ldmatrix
+        // tiles) for 16-bit inputs: the fp32 tile of the fused kernel takes the
+        // codes path below (H100 final call: without the LDM guard, d was zero
+        // there and the gate failed every fused transposed bf16/f16 case).
+        if ((LDM || sizeof(In) == 4) && cur_full && vcol && p.col.transposed && !p.container8) {
           uint32_t pk[2];
           const uint32_t sc = Q::template block_packed<In>(v, &d, p, st, pk);
           if ((g % T) == 0) p.col.scales[scale_offset(p.col, b, k, g / T)] = static_cast<uint8_t>(sc);
