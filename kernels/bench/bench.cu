@@ -92,6 +92,9 @@ int bench_main(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--out" && i + 1 < args.size()) {
       out = args[++i];
+    } else if (args[i] == "--split" && i + 1 < args.size()) {
+      // chunks per warp / tiles per CTA (mxk::set_work_split; 0 = automatic): a tuning probe
+      detail::g_work_split.store(std::max(0, std::atoi(args[++i].c_str())));
     } else if (args[i] == "--iters" && i + 1 < args.size()) {
       iters = std::max(5, std::atoi(args[++i].c_str()));
     } else if (args[i] == "--size" && i + 1 < args.size()) {
@@ -101,7 +104,7 @@ int bench_main(const std::vector<std::string>& args) {
       if (sizes.size() == 4 && sizes[0].first == 16384) sizes.clear();
       sizes.emplace_back(std::atoll(v.substr(0, x).c_str()), std::atoll(v.substr(x + 1).c_str()));
     } else if (args[i] == "-h" || args[i] == "--help") {
-      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]...\n");
+      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench: unknown argument '%s' (try --help)\n", args[i].c_str());

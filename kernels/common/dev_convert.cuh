@@ -12,6 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+
+#include <cuda_bf16.h>
 
 namespace mxk::dev {
 
@@ -170,21 +173,99 @@ __device__ __forceinline__ uint32_t encode_fast(uint32_t yb) {
   }
 }
 
+// 2^e as an fp32 for e in [-149, 127] (subnormal below -126).
+__device__ __forceinline__ float pow2f(int e) {
+  if (e >= -126) return __uint_as_float(static_cast<uint32_t>(e + 127) << 23);
+  return __uint_as_float(1u << (e + 149));
+}
+
+// ---- e2m1 from f16 pairs (sm_80+: f16x2 min/max/add) ----------------------------
+// Two values y (fp32, already scaled), each exactly representable with 11
+// significant bits (or made so by round_odd11), to two e2m1 codes: lane 0 in
+// bits 0..3, lane 1 in bits 16..19. y is packed to f16x2 (exact for |y| in
+// [2^-14, 65504]; smaller values code 0 either way, larger ones saturate),
+// |y| is clamped to 6 (NaN -> 6, Inf -> 6: both code 7), and one f16 add of
+// M = 512, 1024 or 2048 (for |y| < 2, < 4, >= 4: ulp(M) is the e2m1 step of
+// that binade) rounds |y| RNE onto the e2m1 grid; the code is then S - M
+// plus 0, 2 or 4. The sign is kept except for NaN (C2 default: NaN -> +max).
+__device__ __forceinline__ uint32_t e2m1x2_f16(float lo, float hi) {
+  uint32_t P, Y, Yc, S;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(P) : "f"(hi), "f"(lo));
+  const uint32_t Y0 = P & 0x7FFF7FFFu;
+  const uint32_t nanb = Y0 + 0x03FF03FFu;  // bit 15 of a lane set iff that lane is NaN (> 0x7C00)
+  asm("min.f16x2 %0, %1, %2;" : "=r"(Y) : "r"(Y0), "r"(0x46004600u));   // min(|y|, 6); NaN -> 6
+  asm("max.f16x2 %0, %1, %2;" : "=r"(Yc) : "r"(Y), "r"(0x3C003C00u));   // clamp to [1, 4]:
+  asm("min.f16x2 %0, %1, %2;" : "=r"(Yc) : "r"(Yc), "r"(0x44004400u));  //   its binade picks M
+  const uint32_t Mb = (Yc & 0x7C007C00u) + 0x24002400u;                  // 512, 1024, 2048
+  asm("add.rn.f16x2 %0, %1, %2;" : "=r"(S) : "r"(Y), "r"(Mb));
+  const uint32_t t = (Mb >> 9) & 0x00060006u;                            // 0, 2, 4
+  const uint32_t sg = (P & ~nanb & 0x80008000u) >> 12;                   // sign -> bit 3
+  return S - Mb + t + sg;  // per lane, no borrow or carry between the lanes
+}
+// Round to odd at 11 significant bits (truncate the low 13 mantissa bits,
+// set the lowest kept bit when any was set): rounding the result RNE to the
+// e2m1 grid (at most 2 significant bits) equals rounding the original once.
+__device__ __forceinline__ float round_odd11(float y) {
+  const uint32_t a = __float_as_uint(y);
+  return __uint_as_float((a | ((a & 0x1FFFu) + 0x1FFFu)) & ~0x1FFFu);
+}
+
+// The same for two bf16 inputs u (raw pair) scaled in bf16: y = u * s2 with
+// s2 = 2^-se in both lanes (exact unless |y| < 2^-126: a signed zero or a
+// tiny value, code 0 either way), M = 64, 128, 256 (ulp 0.5, 1, 2 in bf16).
+// Checked on every bf16 value of y (the min/max/add steps) like e2m1x2_f16.
+__device__ __forceinline__ uint32_t e2m1x2_bf16(uint32_t u, uint32_t s2) {
+  uint32_t P, Y, Yc, S;
+  asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(P) : "r"(u), "r"(s2));
+  const uint32_t Y0 = P & 0x7FFF7FFFu;
+  const uint32_t nanb = Y0 + 0x007F007Fu;  // bit 15 of a lane set iff that lane is NaN (> 0x7F80)
+  asm("min.bf16x2 %0, %1, %2;" : "=r"(Y) : "r"(Y0), "r"(0x40C040C0u));   // min(|y|, 6); NaN -> 6
+  asm("max.bf16x2 %0, %1, %2;" : "=r"(Yc) : "r"(Y), "r"(0x3F803F80u));   // clamp to [1, 4]:
+  asm("min.bf16x2 %0, %1, %2;" : "=r"(Yc) : "r"(Yc), "r"(0x40804080u));  //   its binade picks M
+  const uint32_t Mb = (Yc & 0x7F807F80u) + 0x03000300u;                  // 64, 128, 256
+  asm("add.rn.bf16x2 %0, %1, %2;" : "=r"(S) : "r"(Y), "r"(Mb));
+  const uint32_t t = (Mb - 0x42804280u) >> 6;                            // 0, 2, 4 per lane
+  const uint32_t sg = (P & ~nanb & 0x80008000u) >> 12;                   // sign -> bit 3
+  return S - Mb + t + sg;
+}
+// 2^-se (se in [-127, 127]) as bf16 in both halves (2^-127 is subnormal).
+__device__ __forceinline__ uint32_t pow2_neg_bf16x2(int se) {
+  const int e = -se;
+  const uint32_t b = e >= -126 ? static_cast<uint32_t>(e + 127) << 7 : 0x0040u;
+  return b | (b << 16);
+}
+
 // Encode 8 values of one thread (same block scale). codes[i] in low bits.
-// HW selects the hardware cvt where it exists and matches the contract:
-// cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 (sm_89 and later, so also sm_90a)
-// and, on sm_100a/sm_120a, cvt.rn.satfinite.e2m1x2.f32. With HW false (or
-// for fp6/int8, which have no cvt) the software path above runs. The gate
-// checks both paths on the GPU it runs on.
-template <int F, bool HW>
+// HW selects the fast path where it exists and matches the contract:
+//  - cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 (sm_89 and later, so also sm_90a)
+//    and, on sm_100a/sm_120a, cvt.rn.satfinite.e2m1x2.f32;
+//  - fp6 through the fp8 cvt: e3m2 (2 mantissa bits, emin -2) is e5m2
+//    (emin -14) scaled by 2^-12, e2m3 (3 bits, emin 0) is e4m3 (emin -6)
+//    scaled by 2^-6: the same grid, normals and subnormals, and the same
+//    magnitude code; saturation to 0x1F after rounding, NaN -> 0x1F;
+//  - e2m1 without a cvt (sm_90): e2m1x2_f16 above; NARROW says the input
+//    values have at most 11 significant bits (bf16, f16), else each scaled
+//    value is first rounded to odd at 11 bits;
+//  - int8: clamp to [-128, 127] in fp32, then one fp32 add of 1.5 * 2^23
+//    rounds RNE to an integer in the low mantissa bits (no F2I).
+// With HW false the software path above runs. The gate checks both paths
+// on the GPU it runs on.
+template <int F, bool HW, bool NARROW = false>
 __device__ __forceinline__ void encode8(const uint32_t (&x)[8], int se, uint32_t (&codes)[8]) {
   constexpr bool fp8 = (F == kE4M3 || F == kE5M2);
+  constexpr bool fp6 = (F == kE3M2 || F == kE2M3);
 #if MXK_NATIVE_CVT
   constexpr bool native = HW && (fp8 || F == kE2M1);
+  constexpr bool via_fp8 = HW && fp6;
+  constexpr bool e2m1_f16 = false;
 #elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 890)
   constexpr bool native = HW && fp8;
+  constexpr bool via_fp8 = HW && fp6;
+  constexpr bool e2m1_f16 = HW && F == kE2M1;
 #else
   constexpr bool native = false;
+  constexpr bool via_fp8 = false;
+  constexpr bool e2m1_f16 = false;
 #endif
   if constexpr (native) {
     // x * 2^-se is exact in fp32 whenever it matters: a product that loses
@@ -216,6 +297,49 @@ __device__ __forceinline__ void encode8(const uint32_t (&x)[8], int se, uint32_t
         if ((x[i + 1] & 0x7FFFFFFFu) > 0x7F800000u) codes[i + 1] = Elem<F>::nanc;
       }
     }
+  } else if constexpr (via_fp8) {
+    // one multiply by 2^-(se + 12) (e3m2) or 2^-(se + 6) (e2m3): exact
+    // unless the product is below 2^-126 (code 0 either way, sign kept)
+    const float m = pow2f(-se - (F == kE3M2 ? 12 : 6));
+#pragma unroll
+    for (int i = 0; i < 8; i += 2) {
+      const float a = __fmul_rn(__uint_as_float(x[i]), m);
+      const float b = __fmul_rn(__uint_as_float(x[i + 1]), m);
+      uint32_t d = 0;
+      if constexpr (F == kE3M2) {
+        asm("{ .reg .b16 t; cvt.rn.satfinite.e5m2x2.f32 t, %1, %2; cvt.u32.u16 %0, t; }" : "=r"(d) : "f"(b), "f"(a));
+      } else {
+        asm("{ .reg .b16 t; cvt.rn.satfinite.e4m3x2.f32 t, %1, %2; cvt.u32.u16 %0, t; }" : "=r"(d) : "f"(b), "f"(a));
+      }
+      // magnitude code clamped to 0x1F (fp8 NaN 0x7F -> 0x1F: NaN -> +max),
+      // the fp8 sign (bit 7) to the fp6 sign (bit 5)
+      codes[i] = min(d & 0x7Fu, 0x1Fu) | ((d >> 2) & 0x20u);
+      codes[i + 1] = min((d >> 8) & 0x7Fu, 0x1Fu) | ((d >> 10) & 0x20u);
+    }
+  } else if constexpr (e2m1_f16) {
+    const float m = exp2_neg(se);
+#pragma unroll
+    for (int i = 0; i < 8; i += 2) {
+      float a = __fmul_rn(__uint_as_float(x[i]), m);
+      float b = __fmul_rn(__uint_as_float(x[i + 1]), m);
+      if constexpr (!NARROW) {
+        a = round_odd11(a);
+        b = round_odd11(b);
+      }
+      const uint32_t c = e2m1x2_f16(a, b);
+      codes[i] = c & 0xFu;
+      codes[i + 1] = c >> 16;
+    }
+  } else if constexpr (HW && F == kINT8) {
+    const float m = exp2_neg(se);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      // v * 2^-se * 2^6 (C2), both exact where it matters (as above)
+      const float y = __fmul_rn(__fmul_rn(__uint_as_float(x[i]), m), 64.0f);
+      const float c = fminf(fmaxf(y, -128.0f), 127.0f);  // +-Inf saturate; NaN below
+      const uint32_t r = __float_as_uint(__fadd_rn(c, 12582912.0f)) & 0xFFu;  // 1.5 * 2^23 + q
+      codes[i] = (x[i] & 0x7FFFFFFFu) > 0x7F800000u ? Elem<F>::nanc : r;
+    }
   } else {
     const float m = exp2_neg(se);
 #pragma unroll
@@ -224,6 +348,92 @@ __device__ __forceinline__ void encode8(const uint32_t (&x)[8], int se, uint32_t
       if constexpr (Elem<F>::is_int) y = __fmul_rn(y, 64.0f);  // int8: v * 2^6, exact (C2)
       codes[i] = encode_fast<F>(__float_as_uint(y));
     }
+  }
+}
+
+// The 8 codes of encode8 packed per C6 (packed layout, element i first):
+// 8-bit formats in w[0] (elements 0..3) and w[1] (4..7), fp6 as a 48-bit
+// little-endian stream (w[0], low 16 bits of w[1]), e2m1 nibbles in w[0].
+// The fp8 cvt and the e2m1 f16 paths build the words directly (no per-code
+// extraction); the others pack encode8's codes.
+template <int BITS>
+__device__ __forceinline__ void pack8(const uint32_t (&c)[8], uint32_t (&w)[2]) {
+  if constexpr (BITS == 8) {
+    w[0] = (c[0] & 0xFFu) | ((c[1] & 0xFFu) << 8) | ((c[2] & 0xFFu) << 16) | (c[3] << 24);
+    w[1] = (c[4] & 0xFFu) | ((c[5] & 0xFFu) << 8) | ((c[6] & 0xFFu) << 16) | (c[7] << 24);
+  } else if constexpr (BITS == 6) {
+    uint64_t v = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(c[i] & 0x3Fu) << (6 * i);
+    w[0] = static_cast<uint32_t>(v);
+    w[1] = static_cast<uint32_t>(v >> 32);
+  } else {
+    uint32_t v = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v |= (c[i] & 0xFu) << (4 * i);
+    w[0] = v;
+    w[1] = 0;
+  }
+}
+// In: the input type (bf16 e2m1 works on the raw words, raw[0]: elements
+// 0..7 as 4 bf16 pairs; NARROW: at most 11 significant bits).
+template <int F, bool HW, class In>
+__device__ __forceinline__ void encode8_packed(const uint32_t (&x)[8], int se, uint32_t (&w)[2], const uint4* raw) {
+  constexpr bool NARROW = sizeof(In) == 2;
+  constexpr bool fp8 = (F == kE4M3 || F == kE5M2);
+#if MXK_NATIVE_CVT
+  constexpr bool fp8_cvt = HW && fp8;
+  constexpr bool e2m1_f16 = false;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 890)
+  constexpr bool fp8_cvt = HW && fp8;
+  constexpr bool e2m1_f16 = HW && F == kE2M1;
+#else
+  constexpr bool fp8_cvt = false;
+  constexpr bool e2m1_f16 = false;
+#endif
+  if constexpr (fp8_cvt) {
+    const float m = exp2_neg(se);
+    uint32_t d[4];
+#pragma unroll
+    for (int i = 0; i < 8; i += 2) {
+      const float a = __fmul_rn(__uint_as_float(x[i]), m);
+      const float b = __fmul_rn(__uint_as_float(x[i + 1]), m);
+      if constexpr (F == kE4M3) {
+        asm("{ .reg .b16 t; cvt.rn.satfinite.e4m3x2.f32 t, %1, %2; cvt.u32.u16 %0, t; }" : "=r"(d[i / 2]) : "f"(b), "f"(a));
+      } else {
+        asm("{ .reg .b16 t; cvt.rn.satfinite.e5m2x2.f32 t, %1, %2; cvt.u32.u16 %0, t; }" : "=r"(d[i / 2]) : "f"(b), "f"(a));
+      }
+    }
+    w[0] = __byte_perm(d[0], d[1], 0x5410);
+    w[1] = __byte_perm(d[2], d[3], 0x5410);
+  } else if constexpr (e2m1_f16 && std::is_same_v<In, __nv_bfloat16>) {
+    // as below, the pairs regrouped from the raw words by byte_perm
+    const uint32_t s2 = pow2_neg_bf16x2(se);
+    const uint32_t lo = e2m1x2_bf16(__byte_perm(raw->x, raw->y, 0x5410), s2) +
+                        (e2m1x2_bf16(__byte_perm(raw->x, raw->y, 0x7632), s2) << 4);
+    const uint32_t hi = e2m1x2_bf16(__byte_perm(raw->z, raw->w, 0x5410), s2) +
+                        (e2m1x2_bf16(__byte_perm(raw->z, raw->w, 0x7632), s2) << 4);
+    w[0] = __byte_perm(lo, hi, 0x6420);
+    w[1] = 0;
+  } else if constexpr (e2m1_f16) {
+    // pairs (0,2), (1,3), (4,6), (5,7): c02 + 16 * c13 holds byte 0 (codes
+    // 0, 1) in bits 0..7 and byte 1 (codes 2, 3) in bits 16..23
+    const float m = exp2_neg(se);
+    float y[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      y[i] = __fmul_rn(__uint_as_float(x[i]), m);
+      if constexpr (!NARROW) y[i] = round_odd11(y[i]);
+    }
+    const uint32_t lo = e2m1x2_f16(y[0], y[2]) + (e2m1x2_f16(y[1], y[3]) << 4);
+    const uint32_t hi = e2m1x2_f16(y[4], y[6]) + (e2m1x2_f16(y[5], y[7]) << 4);
+    w[0] = __byte_perm(lo, hi, 0x6420);
+    w[1] = 0;
+  } else {
+    (void)raw;
+    uint32_t c[8];
+    encode8<F, HW, NARROW>(x, se, c);
+    pack8<Elem<F>::bits>(c, w);
   }
 }
 

@@ -57,11 +57,11 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
     const std::int64_t rows = q.batch * q.M;
     const std::int64_t gx = (rows + dev::kRowWarps - 1) / dev::kRowWarps;
     if (gx > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many rows for one launch");
-    // Up to 4 chunks per warp (pipelined), fewer where that would leave
-    // fewer than ~3000 CTAs (small tensors want every SM busy).
+    // Up to kRowMaxChunks<BITS> chunks per warp (pipelined), fewer where that
+    // would leave fewer than kRowMinCtas CTAs (small tensors want every SM busy).
     const std::int64_t nch = (q.K + CH - 1) / CH;
     const int forced = g_work_split.load();
-    const std::int64_t cpw = forced > 0 ? forced : std::clamp<std::int64_t>(gx * nch / 3000, 1, 4);
+    const std::int64_t cpw = forced > 0 ? forced : std::clamp<std::int64_t>(gx * nch / dev::kRowMinCtas, 1, dev::kRowMaxChunks<Q::BITS>);
     const std::int64_t gy = std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535);
     // 48 KB cp.async ring per CTA, 64 registers: 4 CTAs per SM want the
     // largest shared-memory carveout (a hint; set once per instantiation).
@@ -124,10 +124,16 @@ void launch_mx_type(const QuantLaunch& q, cudaStream_t s) {
     case mx::Fmt::e2m1:
       return sw ? launch_family<In, dev::MxQ<dev::kE2M1, false>>(q, inv_max, s)
                 : launch_family<In, dev::MxQ<dev::kE2M1, true>>(q, inv_max, s);
-    // fp6 and int8 have no cvt instruction: software on every architecture
-    case mx::Fmt::e3m2: return launch_family<In, dev::MxQ<dev::kE3M2, false>>(q, inv_max, s);
-    case mx::Fmt::e2m3: return launch_family<In, dev::MxQ<dev::kE2M3, false>>(q, inv_max, s);
-    case mx::Fmt::int8: return launch_family<In, dev::MxQ<dev::kINT8, false>>(q, inv_max, s);
+    // fp6 through the fp8 cvt, int8 through an fp32 add (dev_convert.cuh)
+    case mx::Fmt::e3m2:
+      return sw ? launch_family<In, dev::MxQ<dev::kE3M2, false>>(q, inv_max, s)
+                : launch_family<In, dev::MxQ<dev::kE3M2, true>>(q, inv_max, s);
+    case mx::Fmt::e2m3:
+      return sw ? launch_family<In, dev::MxQ<dev::kE2M3, false>>(q, inv_max, s)
+                : launch_family<In, dev::MxQ<dev::kE2M3, true>>(q, inv_max, s);
+    case mx::Fmt::int8:
+      return sw ? launch_family<In, dev::MxQ<dev::kINT8, false>>(q, inv_max, s)
+                : launch_family<In, dev::MxQ<dev::kINT8, true>>(q, inv_max, s);
     default: throw mx::InvalidArgument("device quantize: not an MX element format");
   }
 }
