@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# final gate of the merged quantization kernels: full gpu gate (ctest -L gpu -j16),
+# memcheck + racecheck on the sanitizer subset, then mxbench at the issue-9 sizes.
+set -uo pipefail
+D=.devrun/final; O=${OUT:-$PWD/fout}; mkdir -p "$O"; B=/tmp/fb; mkdir -p $B
+T0=$(date +%s)
+tar -C $B -xzf $D/bins.tar.gz
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv; } > $O/summary.txt 2>&1
+gate=$B/mx_gpu_gate; ct=$(mktemp -d)
+"$gate" --gtest_list_tests | awk '/^[^ ]/{s=$1} /^  /{print s $1}' | while read -r t; do
+  echo "add_test([=[$t]=] \"$gate\" [=[--gtest_filter=$t]=])"
+  echo "set_tests_properties([=[$t]=] PROPERTIES LABELS gpu TIMEOUT 900 SKIP_REGULAR_EXPRESSION \"\\\\[  SKIPPED \\\\]\")"
+done > "$ct/CTestTestfile.cmake"
+sf='GpuGateSanitizer.*:GpuGateErrors.*'
+timeout 170 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$gate" --gtest_filter="$sf" > $O/memcheck.log 2>&1 & mp=$!
+timeout 170 compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 "$gate" --gtest_filter="$sf" > $O/racecheck.log 2>&1 & rp=$!
+tg=$(date +%s)
+(cd $ct && timeout 170 ctest -L gpu -j 16 --output-on-failure) > $O/ctest.log 2>&1; grc=$?
+wait $mp; mrc=$?; wait $rp; rrc=$?
+{ echo "gate (ctest -L gpu -j 16) rc=$grc in $(( $(date +%s) - tg )) s; memcheck rc=$mrc racecheck rc=$rrc"
+  grep -E "tests passed|tests failed" $O/ctest.log; grep -E "\*\*\*Failed|Failed  |Timeout" $O/ctest.log | head -20
+  echo "memcheck: $(grep 'ERROR SUMMARY' $O/memcheck.log | tail -1)"
+  echo "racecheck: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' $O/racecheck.log | tail -1)"; } >> $O/summary.txt
+timeout 40 $B/mxbench --out $O/bench.csv --size 16384x16384 --size 8192x7168 --size 128x7168 > $O/bench.txt 2>&1
+echo "mxbench rc=$? at $(( $(date +%s) - T0 )) s" >> $O/summary.txt
+gzip -9 $O/ctest.log
+cat $O/summary.txt
