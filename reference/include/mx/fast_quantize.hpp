@@ -11,7 +11,7 @@
 // Covered: the element formats (e4m3, e5m2, e3m2, e2m3, e2m1, int8) under
 // rne, rna and rtz with every other policy field; not covered (callers fall
 // back to mx::quantize): sr rounding, NVFP4 (C5), transposed colwise data.
-// conformance/cpu/fast_quantize_test.cpp proves equality with
+// conformance/fast/fast_quantize_test.cpp proves equality with
 // mx::encode_scaled exhaustively over every bf16 and fp16 input at every scale
 // exponent, on sampled fp32 inputs, and tensor by tensor.
 //
