@@ -77,8 +77,9 @@ std::string param_name(const ::testing::TestParamInfo<std::string>& i) {
 TEST_P(StreamRecipes, FullTilesBytesEqualReference) {
   REQUIRE_GPU();
   std::uint64_t seed = 4100;
-  // one tile; a batch of 2 x 3 tiles each; 3 x 8 tiles
-  for (const Shape& s : {Shape{1, 128, 64}, Shape{2, 256, 192}, Shape{1, 384, 512}}) {
+  // one tile; a batch of 2 x 3 tiles each; 3 x 8 tiles; 9 row tiles over a
+  // batch of 3 (transposed order: a group of 8 row tiles and a short one)
+  for (const Shape& s : {Shape{1, 128, 64}, Shape{2, 256, 192}, Shape{1, 384, 512}, Shape{3, 384, 128}}) {
     for (mx::InType t : {mx::InType::bf16, mx::InType::f16}) {
       for (Dist d : {Dist::special, Dist::midpoints, Dist::wide}) {
         const mx::Recipe r0 = mx::parse_recipe(GetParam());

@@ -1,8 +1,9 @@
 // col_stream.cuh - the colwise / fused MX kernel for full tiles of 16-bit
-// inputs (SPEC C3, C4, C6, C7): 128 x 64 tiles streamed through shared
-// memory by cp.async (the next tile loads while this one converts), every
-// thread quantizing whole 32-element blocks (no shuffles, one scale per
-// thread per block). The general kernel (ragged tiles, fp32 inputs, NVFP4,
+// inputs (SPEC C3, C4, C6, C7): 128 x 64 tiles copied into shared memory
+// by cp.async (a CTA given several tiles loads the next one while it
+// converts; one tile per CTA measured best, see the knobs), every thread
+// quantizing whole 32-element blocks (no shuffles, one scale per thread per
+// block). The general kernel (ragged tiles, fp32 inputs, NVFP4,
 // container8, forced tile rows) stays in tiles.cuh; the launcher
 // (launch_impl.cuh) picks this one where col_stream_ok holds.
 //
@@ -31,8 +32,17 @@ namespace mxk::dev {
 constexpr int kCsRows = 128, kCsCols = 64;  // tile (one MX block per thread and side)
 constexpr int kCsThreads = 256;
 constexpr int kCsCtasPerSm = 4;             // launch bound: <= 64 registers, 41 KB shared memory
-constexpr int kCsMaxTilesPerCta = 4;        // launcher: tiles per CTA at most ...
-constexpr int kCsMinCtas = 3000;            // ... fewer where that leaves fewer CTAs
+// Tiles per CTA (launcher; mxk::set_work_split forces more): one. On the
+// H100 (16384^2 bf16, e4m3) one tile per CTA measured colwise source 1.012,
+// transposed 0.893, fused 0.939 of the copy, against 0.968 / 0.747 / 0.839
+// with 4 (the next tile prefetched) and 0.950 / 0.725 / 0.781 with 8.
+constexpr int kCsTilesPerCta = 1;
+// Tile order: groups of G row tiles, the row tile fastest inside a group, so
+// that CTAs running at once write long runs of each output row in transposed
+// order (G row tiles x 128 bytes) while still reading runs of G input
+// rows; source order (and fused) keep G = 1 (row-major tiles: both the reads
+// and the writes are long row runs).
+constexpr int kCsGroupRowsTransposed = 8;
 
 // Chunk swizzle of the raw tile (128-byte rows, 8 chunks of 16 bytes): the
 // 8 rows of one ldmatrix matrix (rows 32i' + 8q + 2j + i%2, i' = i/2 < 4)
@@ -52,7 +62,8 @@ __device__ __forceinline__ uint32_t& code_word(ColStreamSmem& s, int c, int a) {
 }
 
 template <class In, class Q, bool ROW>
-__global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm) k_colstream(const In* __restrict__ x, Params p) {
+__global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
+    k_colstream(const In* __restrict__ x, Params p, int group_rows) {
   static_assert(sizeof(In) == 2 && Q::V == 32, "16-bit inputs, MX blocks of 32");
   constexpr int BITS = Q::BITS;
   __shared__ ColStreamSmem sm;
@@ -60,16 +71,24 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm) k_colstream(const In
   const int64_t ntc = p.K / kCsCols;                 // column tiles
   const int64_t mtiles = p.M / kCsRows;              // row tiles per batch entry
   const int64_t ntiles = p.batch * mtiles * ntc;
+  const int64_t nrt = p.batch * mtiles;              // row tiles over the batch
+  const int64_t G = max(int64_t{1}, min(static_cast<int64_t>(group_rows), nrt));
   const bool small = ntiles < (int64_t{1} << 31);
-  const uint32_t ntc32 = static_cast<uint32_t>(ntc);
-  auto split = [&](int64_t t, int64_t& tr, int64_t& tc) {  // tile -> (row tile over the batch, column tile)
+  // tile -> (row tile over the batch, column tile): groups of G row tiles x
+  // all column tiles, row tile fastest in a group (the last group may be short)
+  auto split = [&](int64_t t, int64_t& tr, int64_t& tc) {
     if (small) {
-      const uint32_t t32 = static_cast<uint32_t>(t), q = t32 / ntc32;
-      tr = q;
-      tc = t32 - q * ntc32;
+      const uint32_t gsz = static_cast<uint32_t>(G * ntc), t32 = static_cast<uint32_t>(t);
+      const uint32_t g = t32 / gsz, rem = t32 - g * gsz;
+      const uint32_t rows = static_cast<uint32_t>(min(G, nrt - static_cast<int64_t>(g) * G));
+      const uint32_t c = rem / rows;
+      tc = c;
+      tr = static_cast<int64_t>(g) * G + (rem - c * rows);
     } else {
-      tr = t / ntc;
-      tc = t - tr * ntc;
+      const int64_t g = t / (G * ntc), rem = t - g * G * ntc;
+      const int64_t rows = min(G, nrt - g * G);
+      tc = rem / rows;
+      tr = g * G + (rem - tc * rows);
     }
   };
   // load mapping: thread -> row lr + 32s (s < 4), chunk lch

@@ -94,17 +94,18 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
     dev::k_rowwise<In, Q><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), 256, 0, s>>>(x, p);
   } else if (col_stream_ok<In, Q>(q, c8)) {
     if constexpr (sizeof(In) == 2 && Q::V == 32) {
-      // up to kCsMaxTilesPerCta tiles per CTA (each loads the next while it
-      // converts), fewer where that would leave fewer than kCsMinCtas CTAs
+      // kCsTilesPerCta tiles per CTA (mxk::set_work_split forces n: each tile
+      // after the first loads while the one before converts); the tile order's
+      // group of row tiles (col_stream.cuh), g_col_group_rows as a probe
       const std::int64_t tiles = q.batch * (q.M / dev::kCsRows) * (q.K / dev::kCsCols);
       const int forced = g_work_split.load();
-      const std::int64_t tpc =
-          forced > 0 ? forced : std::clamp<std::int64_t>(tiles / dev::kCsMinCtas, 1, dev::kCsMaxTilesPerCta);
-      const int grid = grid_for(tiles, static_cast<int>(tpc));
+      const int grid = grid_for(tiles, forced > 0 ? forced : dev::kCsTilesPerCta);
+      const int probe = g_col_group_rows.load();
+      const int group = probe > 0 ? probe : (q.col.transposed ? dev::kCsGroupRowsTransposed : 1);
       if (q.do_row) {
-        dev::k_colstream<In, Q, true><<<grid, dev::kCsThreads, 0, s>>>(x, p);
+        dev::k_colstream<In, Q, true><<<grid, dev::kCsThreads, 0, s>>>(x, p, group);
       } else {
-        dev::k_colstream<In, Q, false><<<grid, dev::kCsThreads, 0, s>>>(x, p);
+        dev::k_colstream<In, Q, false><<<grid, dev::kCsThreads, 0, s>>>(x, p, group);
       }
     }
   } else {
