@@ -49,6 +49,12 @@ constexpr int kCsGroupRowsTransposed = 8;
 // and the 8 rows/halves of a rowwise quarter-warp land in 8 distinct chunks.
 __device__ __forceinline__ int swz128(int r) { return (((r >> 5) & 3) << 1) | (r & 1); }
 
+// Launch-time choices (the launcher's defaults; probes in mxbench).
+struct ColStreamKnobs {
+  int group_rows;   // row tiles per group of the tile order (>= 1)
+  int pair_stores;  // 8-bit codes: lane pairs store whole sectors (store32_pair8)
+};
+
 struct ColStreamSmem {
   uint4 x[2][kCsRows][kCsCols / 8];  // raw tiles, double-buffered (32 KB)
   uint32_t code[kCsCols][33];        // source-order codes: [column][4-row word], XOR-swizzled
@@ -63,7 +69,7 @@ __device__ __forceinline__ uint32_t& code_word(ColStreamSmem& s, int c, int a) {
 
 template <class In, class Q, bool ROW>
 __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
-    k_colstream(const In* __restrict__ x, Params p, int group_rows) {
+    k_colstream(const In* __restrict__ x, Params p, ColStreamKnobs kn) {
   static_assert(sizeof(In) == 2 && Q::V == 32, "16-bit inputs, MX blocks of 32");
   constexpr int BITS = Q::BITS;
   __shared__ ColStreamSmem sm;
@@ -72,7 +78,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
   const int64_t mtiles = p.M / kCsRows;              // row tiles per batch entry
   const int64_t ntiles = p.batch * mtiles * ntc;
   const int64_t nrt = p.batch * mtiles;              // row tiles over the batch
-  const int64_t G = max(int64_t{1}, min(static_cast<int64_t>(group_rows), nrt));
+  const int64_t G = max(int64_t{1}, min(static_cast<int64_t>(kn.group_rows), nrt));
   const bool small = ntiles < (int64_t{1} << 31);
   // tile -> (row tile over the batch, column tile): groups of G row tiles x
   // all column tiles, row tile fastest in a group (the last group may be short)
@@ -139,7 +145,16 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
       if (!src_order) {
         uint32_t w[BITS];
         encode32_packed<In, Q>(r, se, w);
-        store32<BITS>(p.col.data + (b * p.K + k) * p.col.row_bytes + (m0 + 32 * rb) * BITS / 8, w);
+        uint8_t* dst = p.col.data + (b * p.K + k) * p.col.row_bytes + (m0 + 32 * rb) * BITS / 8;
+        if constexpr (BITS == 8) {
+          if (kn.pair_stores) {
+            store32_pair8(dst, rb & 1, 1, w);  // the lane of rb ^ 1 holds the other half of the run
+          } else {
+            store32<BITS>(dst, w);
+          }
+        } else {
+          store32<BITS>(dst, w);
+        }
       } else {
         uint32_t w[8];
         encode32_bytes<In, Q>(r, se, w);
@@ -157,7 +172,16 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
       p.row.scales[scale_offset(p.row, b, m, c0 / 32 + rh)] = static_cast<uint8_t>(sc);
       uint32_t w[BITS];
       encode32_packed<In, Q>(r, se, w);
-      store32<BITS>(p.row.data + (b * p.M + m) * p.row.row_bytes + (c0 + 32 * rh) * BITS / 8, w);
+      uint8_t* dst = p.row.data + (b * p.M + m) * p.row.row_bytes + (c0 + 32 * rh) * BITS / 8;
+      if constexpr (BITS == 8) {
+        if (kn.pair_stores) {
+          store32_pair8(dst, rh, 2, w);  // the lane of rh ^ 1 (tid bit 1) holds the other half
+        } else {
+          store32<BITS>(dst, w);
+        }
+      } else {
+        store32<BITS>(dst, w);
+      }
     }
     if (src_order) {
       __syncthreads();  // the code tile is complete

@@ -101,11 +101,13 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
       const int forced = g_work_split.load();
       const int grid = grid_for(tiles, forced > 0 ? forced : dev::kCsTilesPerCta);
       const int probe = g_col_group_rows.load();
-      const int group = probe > 0 ? probe : (q.col.transposed ? dev::kCsGroupRowsTransposed : 1);
+      dev::ColStreamKnobs kn{};
+      kn.group_rows = probe > 0 ? probe : (q.col.transposed ? dev::kCsGroupRowsTransposed : 1);
+      kn.pair_stores = g_col_pair_stores.load() != 0 ? 1 : 0;
       if (q.do_row) {
-        dev::k_colstream<In, Q, true><<<grid, dev::kCsThreads, 0, s>>>(x, p, group);
+        dev::k_colstream<In, Q, true><<<grid, dev::kCsThreads, 0, s>>>(x, p, kn);
       } else {
-        dev::k_colstream<In, Q, false><<<grid, dev::kCsThreads, 0, s>>>(x, p, group);
+        dev::k_colstream<In, Q, false><<<grid, dev::kCsThreads, 0, s>>>(x, p, kn);
       }
     }
   } else {

@@ -16,12 +16,13 @@ B=/tmp/cb
 echo "build: $(( $(date +%s) - T0 )) s" >> $O/summary.txt
 mb=$B/kernels/bench/mxbench; BT=$O/bench.txt
 big="--size 16384x16384 --size 8192x7168"
-{ echo "== new (automatic: stream kernel)"; timeout 40 $mb --only col $big --size 128x7168 --out $O/bench_new.csv
-  echo "== before: general tile kernel, 128-row tiles (main's choice at these sizes)"; timeout 30 $mb --only col --tile-rows 128 $big
-  echo "== before: general tile kernel, 32-row tiles (main's choice at 128x7168)"; timeout 15 $mb --only col --tile-rows 32 --size 128x7168
-  echo "== new again (automatic)"; timeout 30 $mb --only col $big --size 128x7168
-  for sp in ${SPLITS:-}; do echo "== new, --split $sp"; timeout 20 $mb --only col --split $sp $big --size 128x7168; done
-} > $BT 2>&1
+# BENCHES: "label|mxbench args;label|args;..." run in that order (default below)
+BENCHES=${BENCHES:-"new (automatic: stream kernel)|--only col $big --size 128x7168 --out $O/bench_new.csv;before: general tile kernel, 128-row tiles (main's choice at these sizes)|--only col --tile-rows 128 $big;before: general tile kernel, 32-row tiles (main's choice at 128x7168)|--only col --tile-rows 32 --size 128x7168;new again|--only col $big --size 128x7168"}
+IFS=';' read -ra BL <<< "$BENCHES"
+for e in "${BL[@]}"; do
+  echo "== ${e%%|*}  [mxbench ${e#*|}]" >> $BT
+  timeout 40 $mb ${e#*|} >> $BT 2>&1
+done
 echo "bench done at $(( $(date +%s) - T0 )) s" >> $O/summary.txt
 gate=$B/gpu/mx_gpu_gate; ct=$(mktemp -d)
 "$gate" --gtest_list_tests --gtest_filter="${GATE_FILTER:-*}" | awk '/^[^ ]/{s=$1} /^  /{print s $1}' | while read -r t; do
@@ -48,12 +49,15 @@ if command -v cuobjdump >/dev/null; then
     echo "== $k"; cuobjdump -sass -fun "$k" $mb | grep -oE "^\s+/\*[0-9a-f]+\*/\s+(@!?U?P[0-9T] )?[A-Z0-9_.]+" | awk '{print $NF}' | sed 's/\..*//' | sort | uniq -c | sort -rn | head -30
   done > $O/sass_hist.txt 2>&1
 fi
+# NCU_RUNS: "kernel regex|mxbench --only value;..." (one profiled launch each, 16384^2)
 if [ "${NCU:-1}" = "1" ] && [ $(left) -gt 25 ]; then
-  for k in "k_colstream.*Lb0EEEv" "k_colstream.*Lb1EEEv"; do
+  IFS=';' read -ra NL <<< "${NCU_RUNS:-k_colstream.*Lb0EEEv|col;k_colstream.*Lb1EEEv|col}"
+  for e in "${NL[@]}"; do
     [ $(left) -gt 12 ] || break
-    timeout $(( $(left) - 5 )) ncu --clock-control none --kernel-name-base mangled -k "regex:$k" -c 1 \
+    echo "== ncu ${e%%|*} (mxbench --only ${e#*|})" >> $O/ncu.txt
+    timeout $(( $(left) - 5 )) ncu --clock-control none --kernel-name-base mangled -k "regex:${e%%|*}" -c 1 \
       --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --section LaunchStats --section ComputeWorkloadAnalysis --section SchedulerStats --section InstructionStats \
-      $mb --only col --size 16384x16384 --iters 5 >> $O/ncu.txt 2>&1 || echo "ncu $k rc=$?" >> $O/ncu.txt
+      $mb --only "${e#*|}" --size 16384x16384 --iters 5 >> $O/ncu.txt 2>&1 || echo "ncu rc=$?" >> $O/ncu.txt
   done
 fi
 echo "total $(( $(date +%s) - T0 )) s" >> $O/summary.txt
