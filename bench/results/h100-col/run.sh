@@ -16,12 +16,13 @@ B=/tmp/cb
 echo "build: $(( $(date +%s) - T0 )) s" >> $O/summary.txt
 mb=$B/kernels/bench/mxbench; BT=$O/bench.txt
 big="--size 16384x16384 --size 8192x7168"
-# BENCHES: "label|mxbench args;label|args;..." run in that order (default below)
+# BENCHES: "label|mxbench args;label|args;..." run in that order (default below; @O@ = $O)
 BENCHES=${BENCHES:-"new (automatic: stream kernel)|--only col $big --size 128x7168 --out $O/bench_new.csv;before: general tile kernel, 128-row tiles (main's choice at these sizes)|--only col --tile-rows 128 $big;before: general tile kernel, 32-row tiles (main's choice at 128x7168)|--only col --tile-rows 32 --size 128x7168;new again|--only col $big --size 128x7168"}
 IFS=';' read -ra BL <<< "$BENCHES"
 for e in "${BL[@]}"; do
   echo "== ${e%%|*}  [mxbench ${e#*|}]" >> $BT
-  timeout 40 $mb ${e#*|} >> $BT 2>&1
+  args=${e#*|}; args=${args//@O@/$O}  # @O@ in a plan stands for the output folder
+  timeout 40 $mb $args >> $BT 2>&1
 done
 echo "bench done at $(( $(date +%s) - T0 )) s" >> $O/summary.txt
 gate=$B/gpu/mx_gpu_gate; ct=$(mktemp -d)
