@@ -10,7 +10,7 @@ set -uo pipefail
 O=${OUT:-$PWD/cout}; mkdir -p "$O"; T0=$(date +%s); TOTAL=${TOTAL_S:-228}
 left() { echo $(( TOTAL - ($(date +%s) - T0) )); }
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv; md5sum kernels/common/col_stream.cuh kernels/common/block32.cuh kernels/common/launch_impl.cuh; } > $O/summary.txt 2>&1
-B=/tmp/cb
+B=${BUILD_DIR:-$PWD/build-col}  # in the tree (git-ignored): kept between calls on a warm machine
 { cmake -S bench/standalone -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DMX_CUDA_ARCHS=90a-real -DMX_GTEST_SRC=$PWD/.gtest-src &&
   cmake --build $B -j16 --target mx_gpu_gate mxbench; } > $O/build.log 2>&1 || { echo "BUILD FAILED" | tee -a $O/summary.txt; grep -E "error" $O/build.log | head -30 | tee -a $O/summary.txt; gzip -9 $O/build.log; exit 1; }
 echo "build: $(( $(date +%s) - T0 )) s" >> $O/summary.txt
