@@ -101,12 +101,6 @@ int bench_main(const std::vector<std::string>& args) {
       // those rows, 0 = automatic (the stream kernel where it applies): a probe
       const int tr = std::atoi(args[++i].c_str());
       detail::g_tile_rows.store(tr == 32 || tr == 128 ? tr : 0);
-    } else if (args[i] == "--col-group" && i + 1 < args.size()) {
-      // colwise/fused stream kernel: row tiles per group of its tile order (0 = default): a probe
-      detail::g_col_group_rows.store(std::max(0, std::atoi(args[++i].c_str())));
-    } else if (args[i] == "--col-pair" && i + 1 < args.size()) {
-      // colwise/fused stream kernel: lane pairs store whole sectors (1, default) or not (0): a probe
-      detail::g_col_pair_stores.store(std::atoi(args[++i].c_str()) != 0 ? 1 : 0);
     } else if (args[i] == "--only" && i + 1 < args.size()) {
       only = args[++i];
     } else if (args[i] == "--iters" && i + 1 < args.size()) {
@@ -118,7 +112,7 @@ int bench_main(const std::vector<std::string>& args) {
       if (sizes.size() == 4 && sizes[0].first == 16384) sizes.clear();
       sizes.emplace_back(std::atoll(v.substr(0, x).c_str()), std::atoll(v.substr(x + 1).c_str()));
     } else if (args[i] == "-h" || args[i] == "--help") {
-      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--tile-rows 0|32|128] [--only SUBSTR] [--col-group N] [--col-pair 0|1]\n");
+      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--tile-rows 0|32|128] [--only SUBSTR]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench: unknown argument '%s' (try --help)\n", args[i].c_str());

@@ -13,12 +13,14 @@
 //  - colwise: thread -> column c = 8*warp + lane/4, rows 32*(lane%4) ..
 //    +31 (one block): four ldmatrix.x4.trans; transposed order stores its
 //    32 packed codes straight to the output row k (a warp writes 8 rows x
-//    128 contiguous bytes); source order writes the code bytes to a
+//    128 contiguous bytes; 8-bit codes by lane pairs, whole 32-byte sectors
+//    per store: fused 0.964 of the copy against 0.936 without); source order writes the code bytes to a
 //    column-major code tile, and after a barrier each thread reads back
 //    4 rows x 8 columns (8 LDS.32, a 4x4 byte transpose by prmt) and
 //    stores 4 row segments (a warp writes 4 rows x 64 contiguous bytes);
 //  - rowwise (fused): thread -> row r, columns 32h .. +31 (one block),
-//    four conflict-free LDS.128 from the same raw tile.
+//    four conflict-free LDS.128 from the same raw tile (8-bit codes stored
+//    by lane pairs as above).
 // One barrier per tile (two for source-order colwise). Indices: the tile
 // bases are 64-bit, computed once per tile; in-tile offsets are 32-bit.
 #pragma once
@@ -36,24 +38,16 @@ constexpr int kCsCtasPerSm = 4;             // launch bound: <= 64 registers, 41
 // H100 (16384^2 bf16, e4m3) one tile per CTA measured colwise source 1.012,
 // transposed 0.893, fused 0.939 of the copy, against 0.968 / 0.747 / 0.839
 // with 4 (the next tile prefetched) and 0.950 / 0.725 / 0.781 with 8.
+// Tiles are taken in row-major order: grouping 4, 8, 16 or 32 row tiles
+// (row tile fastest, for longer runs of each transposed output row) measured
+// transposed 0.908, 0.890, 0.886, 0.902 against 0.922, fused 0.945 (4)
+// against 0.964 (h100-col/call2).
 constexpr int kCsTilesPerCta = 1;
-// Tile order: groups of G row tiles, the row tile fastest inside a group, so
-// that CTAs running at once write long runs of each output row in transposed
-// order (G row tiles x 128 bytes) while still reading runs of G input
-// rows; source order (and fused) keep G = 1 (row-major tiles: both the reads
-// and the writes are long row runs).
-constexpr int kCsGroupRowsTransposed = 8;
 
 // Chunk swizzle of the raw tile (128-byte rows, 8 chunks of 16 bytes): the
 // 8 rows of one ldmatrix matrix (rows 32i' + 8q + 2j + i%2, i' = i/2 < 4)
 // and the 8 rows/halves of a rowwise quarter-warp land in 8 distinct chunks.
 __device__ __forceinline__ int swz128(int r) { return (((r >> 5) & 3) << 1) | (r & 1); }
-
-// Launch-time choices (the launcher's defaults; probes in mxbench).
-struct ColStreamKnobs {
-  int group_rows;   // row tiles per group of the tile order (>= 1)
-  int pair_stores;  // 8-bit codes: lane pairs store whole sectors (store32_pair8)
-};
 
 struct ColStreamSmem {
   uint4 x[2][kCsRows][kCsCols / 8];  // raw tiles, double-buffered (32 KB)
@@ -69,7 +63,7 @@ __device__ __forceinline__ uint32_t& code_word(ColStreamSmem& s, int c, int a) {
 
 template <class In, class Q, bool ROW>
 __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
-    k_colstream(const In* __restrict__ x, Params p, ColStreamKnobs kn) {
+    k_colstream(const In* __restrict__ x, Params p) {
   static_assert(sizeof(In) == 2 && Q::V == 32, "16-bit inputs, MX blocks of 32");
   constexpr int BITS = Q::BITS;
   __shared__ ColStreamSmem sm;
@@ -77,24 +71,16 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
   const int64_t ntc = p.K / kCsCols;                 // column tiles
   const int64_t mtiles = p.M / kCsRows;              // row tiles per batch entry
   const int64_t ntiles = p.batch * mtiles * ntc;
-  const int64_t nrt = p.batch * mtiles;              // row tiles over the batch
-  const int64_t G = max(int64_t{1}, min(static_cast<int64_t>(kn.group_rows), nrt));
   const bool small = ntiles < (int64_t{1} << 31);
-  // tile -> (row tile over the batch, column tile): groups of G row tiles x
-  // all column tiles, row tile fastest in a group (the last group may be short)
-  auto split = [&](int64_t t, int64_t& tr, int64_t& tc) {
+  const uint32_t ntc32 = static_cast<uint32_t>(ntc);
+  auto split = [&](int64_t t, int64_t& tr, int64_t& tc) {  // tile -> (row tile over the batch, column tile)
     if (small) {
-      const uint32_t gsz = static_cast<uint32_t>(G * ntc), t32 = static_cast<uint32_t>(t);
-      const uint32_t g = t32 / gsz, rem = t32 - g * gsz;
-      const uint32_t rows = static_cast<uint32_t>(min(G, nrt - static_cast<int64_t>(g) * G));
-      const uint32_t c = rem / rows;
-      tc = c;
-      tr = static_cast<int64_t>(g) * G + (rem - c * rows);
+      const uint32_t t32 = static_cast<uint32_t>(t), q = t32 / ntc32;
+      tr = q;
+      tc = t32 - q * ntc32;
     } else {
-      const int64_t g = t / (G * ntc), rem = t - g * G * ntc;
-      const int64_t rows = min(G, nrt - g * G);
-      tc = rem / rows;
-      tr = g * G + (rem - tc * rows);
+      tr = t / ntc;
+      tc = t - tr * ntc;
     }
   };
   // load mapping: thread -> row lr + 32s (s < 4), chunk lch
@@ -147,11 +133,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
         encode32_packed<In, Q>(r, se, w);
         uint8_t* dst = p.col.data + (b * p.K + k) * p.col.row_bytes + (m0 + 32 * rb) * BITS / 8;
         if constexpr (BITS == 8) {
-          if (kn.pair_stores) {
-            store32_pair8(dst, rb & 1, 1, w);  // the lane of rb ^ 1 holds the other half of the run
-          } else {
-            store32<BITS>(dst, w);
-          }
+          store32_pair8(dst, rb & 1, 1, w);  // the lane of rb ^ 1 holds the other half of the run
         } else {
           store32<BITS>(dst, w);
         }
@@ -174,11 +156,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
       encode32_packed<In, Q>(r, se, w);
       uint8_t* dst = p.row.data + (b * p.M + m) * p.row.row_bytes + (c0 + 32 * rh) * BITS / 8;
       if constexpr (BITS == 8) {
-        if (kn.pair_stores) {
-          store32_pair8(dst, rh, 2, w);  // the lane of rh ^ 1 (tid bit 1) holds the other half
-        } else {
-          store32<BITS>(dst, w);
-        }
+        store32_pair8(dst, rh, 2, w);  // the lane of rh ^ 1 (tid bit 1) holds the other half
       } else {
         store32<BITS>(dst, w);
       }

@@ -40,12 +40,6 @@ extern std::atomic<int> g_work_split;
 // mxk::set_tile_rows (0 = automatic, 32 or 128 forces the general colwise/fused
 // tile kernel, tiles.cuh, with those rows instead of the stream kernel).
 extern std::atomic<int> g_tile_rows;
-// Colwise/fused stream kernel (col_stream.cuh): row tiles per group of its
-// tile order, 0 = the kernel's default; a tuning probe (mxbench --col-group).
-inline std::atomic<int> g_col_group_rows{0};
-// ... and whether lane pairs store whole sectors of 8-bit codes (1, the
-// default; 0 = each lane its own 32 bytes): a probe (mxbench --col-pair).
-inline std::atomic<int> g_col_pair_stores{1};
 // Multiprocessors of the current device (cached per device; 132 if the query fails).
 int device_sm_count();
 

@@ -95,19 +95,14 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
   } else if (col_stream_ok<In, Q>(q, c8)) {
     if constexpr (sizeof(In) == 2 && Q::V == 32) {
       // kCsTilesPerCta tiles per CTA (mxk::set_work_split forces n: each tile
-      // after the first loads while the one before converts); the tile order's
-      // group of row tiles (col_stream.cuh), g_col_group_rows as a probe
+      // after the first loads while the one before converts)
       const std::int64_t tiles = q.batch * (q.M / dev::kCsRows) * (q.K / dev::kCsCols);
       const int forced = g_work_split.load();
       const int grid = grid_for(tiles, forced > 0 ? forced : dev::kCsTilesPerCta);
-      const int probe = g_col_group_rows.load();
-      dev::ColStreamKnobs kn{};
-      kn.group_rows = probe > 0 ? probe : (q.col.transposed ? dev::kCsGroupRowsTransposed : 1);
-      kn.pair_stores = g_col_pair_stores.load() != 0 ? 1 : 0;
       if (q.do_row) {
-        dev::k_colstream<In, Q, true><<<grid, dev::kCsThreads, 0, s>>>(x, p, kn);
+        dev::k_colstream<In, Q, true><<<grid, dev::kCsThreads, 0, s>>>(x, p);
       } else {
-        dev::k_colstream<In, Q, false><<<grid, dev::kCsThreads, 0, s>>>(x, p, kn);
+        dev::k_colstream<In, Q, false><<<grid, dev::kCsThreads, 0, s>>>(x, p);
       }
     }
   } else {
