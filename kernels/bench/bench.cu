@@ -88,6 +88,7 @@ std::int64_t tc_bytes(std::int64_t rows, std::int64_t blocks) {
 int bench_main(const std::vector<std::string>& args) {
   std::string out;
   int iters = 50;
+  std::string only;  // --only SUBSTR: the copy and the cases whose name contains SUBSTR
   std::vector<std::pair<std::int64_t, std::int64_t>> sizes = {{16384, 16384}, {2048, 2048}, {8192, 7168}, {128, 7168}};
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--out" && i + 1 < args.size()) {
@@ -95,6 +96,13 @@ int bench_main(const std::vector<std::string>& args) {
     } else if (args[i] == "--split" && i + 1 < args.size()) {
       // chunks per warp / tiles per CTA (mxk::set_work_split; 0 = automatic): a tuning probe
       detail::g_work_split.store(std::max(0, std::atoi(args[++i].c_str())));
+    } else if (args[i] == "--tile-rows" && i + 1 < args.size()) {
+      // colwise/fused: 32 or 128 forces the general tile kernel (tiles.cuh) with
+      // those rows, 0 = automatic (the stream kernel where it applies): a probe
+      const int tr = std::atoi(args[++i].c_str());
+      detail::g_tile_rows.store(tr == 32 || tr == 128 ? tr : 0);
+    } else if (args[i] == "--only" && i + 1 < args.size()) {
+      only = args[++i];
     } else if (args[i] == "--iters" && i + 1 < args.size()) {
       iters = std::max(5, std::atoi(args[++i].c_str()));
     } else if (args[i] == "--size" && i + 1 < args.size()) {
@@ -104,7 +112,7 @@ int bench_main(const std::vector<std::string>& args) {
       if (sizes.size() == 4 && sizes[0].first == 16384) sizes.clear();
       sizes.emplace_back(std::atoll(v.substr(0, x).c_str()), std::atoll(v.substr(x + 1).c_str()));
     } else if (args[i] == "-h" || args[i] == "--help") {
-      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N]\n");
+      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--tile-rows 0|32|128] [--only SUBSTR]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench: unknown argument '%s' (try --help)\n", args[i].c_str());
@@ -228,6 +236,7 @@ int bench_main(const std::vector<std::string>& args) {
 
     double copy_gbs = 0.0;
     for (const Case& c : cases) {
+      if (!only.empty() && copy_gbs != 0.0 && c.name.find(only) == std::string::npos) continue;
       const double ms = time_case(c, nbuf, 5, it, s);
       const double gbs = c.bytes / (ms * 1e-3) / 1e9;
       if (copy_gbs == 0.0) copy_gbs = gbs;

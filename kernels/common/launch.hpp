@@ -37,7 +37,8 @@ struct QuantLaunch {
 
 // mxk::set_work_split (0 = automatic); defined in launch.cu.
 extern std::atomic<int> g_work_split;
-// mxk::set_tile_rows (0 = automatic, 32 or 128 forces the colwise/fused tile rows).
+// mxk::set_tile_rows (0 = automatic, 32 or 128 forces the general colwise/fused
+// tile kernel, tiles.cuh, with those rows instead of the stream kernel).
 extern std::atomic<int> g_tile_rows;
 // Multiprocessors of the current device (cached per device; 132 if the query fails).
 int device_sm_count();

@@ -1,11 +1,14 @@
 // launch_impl.cuh - host-side template that turns a QuantLaunch into kernel
-// launches of tiles.cuh for one (input type, block quantizer) pair.
+// launches (rowwise.cuh, tiles.cuh, col_stream.cuh) for one (input type,
+// block quantizer) pair.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 
+#include "common/col_stream.cuh"
 #include "common/launch.hpp"
 #include "common/tiles.cuh"
 #include "mx/error.hpp"
@@ -32,6 +35,21 @@ inline dev::Side make_side(const ScaleOut& o, std::int64_t batch, std::int64_t s
 inline int grid_for(std::int64_t work_items, int per_block) {
   const std::int64_t b = (work_items + per_block - 1) / per_block;
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(b, std::int64_t{1} << 30)));
+}
+
+// The colwise/fused stream kernel (col_stream.cuh) takes 16-bit MX inputs
+// made of full 128 x 64 tiles, packed codes and 16-byte aligned buffers;
+// everything else (and a forced tile row count, mxk::set_tile_rows) goes to
+// the general tile kernel (tiles.cuh).
+template <class In, class Q>
+bool col_stream_ok(const QuantLaunch& q, bool c8) {
+  if constexpr (sizeof(In) != 2 || Q::V != 32) {
+    return false;
+  } else {
+    auto a16 = [](const void* ptr) { return (reinterpret_cast<std::uintptr_t>(ptr) % 16) == 0; };
+    return g_tile_rows.load() == 0 && !c8 && q.M % dev::kCsRows == 0 && q.K % dev::kCsCols == 0 && a16(q.x) &&
+           a16(q.col.data) && (!q.do_row || a16(q.row.data));
+  }
 }
 
 template <class In, class Q>
@@ -74,6 +92,19 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
     }();
     (void)carveout_set;
     dev::k_rowwise<In, Q><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), 256, 0, s>>>(x, p);
+  } else if (col_stream_ok<In, Q>(q, c8)) {
+    if constexpr (sizeof(In) == 2 && Q::V == 32) {
+      // kCsTilesPerCta tiles per CTA (mxk::set_work_split forces n: each tile
+      // after the first loads while the one before converts)
+      const std::int64_t tiles = q.batch * (q.M / dev::kCsRows) * (q.K / dev::kCsCols);
+      const int forced = g_work_split.load();
+      const int grid = grid_for(tiles, forced > 0 ? forced : dev::kCsTilesPerCta);
+      if (q.do_row) {
+        dev::k_colstream<In, Q, true><<<grid, dev::kCsThreads, 0, s>>>(x, p);
+      } else {
+        dev::k_colstream<In, Q, false><<<grid, dev::kCsThreads, 0, s>>>(x, p);
+      }
+    }
   } else {
     // 128-row tiles unless they would leave fewer than ~2 waves of CTAs
     // (2 x SMs x 3 resident CTAs): then 32-row tiles, 4x more CTAs with a

@@ -2,7 +2,9 @@
 // C5, C6, C7): 32x64 or 128x64 tiles for colwise (source or transposed
 // data) and fused rowwise+colwise quantization in one read of the input,
 // and the global amax of NVFP4. The rowwise kernel is in rowwise.cuh, the
-// block quantizers and loads/stores in block_quant.cuh.
+// block quantizers and loads/stores in block_quant.cuh. Full 128x64 tiles of
+// 16-bit MX inputs take the stream kernel (col_stream.cuh) instead; this one
+// is the general path (ragged tiles, fp32, NVFP4, container8, forced rows).
 #pragma once
 
 #include "block_quant.cuh"

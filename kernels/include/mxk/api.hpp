@@ -63,10 +63,12 @@ bool force_software();
 void set_work_split(int n);
 int work_split();
 
-// Tile rows of the colwise/fused kernels: 0 (the default) picks 128, or 32
-// where 128-row tiles would leave fewer than ~2 waves of CTAs (small
-// tensors); 32 or 128 forces it (any other value means 0), so that the gate
-// covers both on any shape. Same bytes either way.
+// Tile rows of the colwise/fused kernels: 0 (the default) takes the stream
+// kernel where it applies (16-bit MX inputs of full 128x64 tiles), else the
+// general tile kernel with 128 rows, or 32 where 128-row tiles would leave
+// fewer than ~2 waves of CTAs (small tensors); 32 or 128 forces the general
+// kernel with those rows (any other value means 0), so that the gate covers
+// every kernel on any shape. Same bytes either way.
 void set_tile_rows(int rows);
 int tile_rows();
 
