@@ -15,6 +15,14 @@ constexpr int kFp8Kt = 128;
 struct Fp8Large {  // M > 64: 128 x 128 tiles, two warpgroups overlap wgmma and FMAs
   static constexpr int NWG = 2, BN = 128, ST = 5, GROUP = 8;
 };
+// M > 64 with A and B readable by TMA (16-byte aligned rows): the warp-
+// specialized kernel (gemm_mxfp8_ws.cu), 128 x BN tiles, one block per SM: a
+// producer warpgroup (TMA, scale factors) and two consumer warpgroups of 64
+// rows (acc + two p buffers: 3 x BN/2 registers); ST stages, RS code stages.
+struct Fp8Ws {
+  static constexpr int BN = 128, ST = 6, RS = 4, GROUP = 8;
+  static constexpr int PRODUCER_REGS = 56, CONSUMER_REGS = 224;  // setmaxnreg
+};
 struct Fp8Small {  // M <= 64 (decode): 64 x 64 tiles, more blocks
   static constexpr int NWG = 1, BN = 64, ST = 6, GROUP = 1;
 };
@@ -38,6 +46,14 @@ using W4Decode16 = W4<1, 1, 16, BN, 256, 4, 1>;  // M <= 16
 template <int BN>
 using W4Decode64 = W4<1, 1, 64, BN, 128, 4, 1>;  // 16 < M <= 64
 constexpr int kW4Group = 8;
+// M > 64 with A readable by TMA (16-byte aligned rows): the warp-specialized
+// kernel (gemm_w4a16_ws.cu), BM x BN tiles, one block per SM: a producer
+// warpgroup (TMA of A, widening of B) and two consumer warpgroups of 128 rows;
+// ST stages of A + widened B, RS stages of packed B (cp.async, RS - 1 ahead).
+struct W4Ws {
+  static constexpr int BM = 256, BN = 128, KT = 64, ST = 4, RS = 4, GROUP = 8;
+  static constexpr int PRODUCER_REGS = 56, CONSUMER_REGS = 224;  // setmaxnreg
+};
 
 // Decode tile width: enough blocks for the SMs (no split-K: C11 fixes the
 // k order), but few enough that A (re-read by every block) stays cheap.

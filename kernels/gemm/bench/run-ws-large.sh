@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# run-ws-large.sh - one short device call for the warp-specialized M > 64
+# GEMMs (issue 10): build mx_gemm_gate + mxgemmbench (-j16), the full gate,
+# memcheck + racecheck on GemmGateSanitizer.*, the large shapes timed for the
+# new kernels and the kernels without TMA (w4a16 bn = 128, mxfp8 bn = 1)
+# beside cuBLAS through torch, and the SASS of the new kernels.
+# Usage (repository root): OUT=<dir> kernels/gemm/bench/run-ws-large.sh
+# Env: SKIP_SAN=1, SKIP_GATE=1, EXTRA_SHAPES="M N K;..." (timed as well).
+set -uo pipefail
+OUT=${OUT:-/tmp/ws-out}
+mkdir -p "$OUT"
+S=$OUT/summary.txt
+: >"$S"
+B=/tmp/build-ws
+log() { echo "$*" | tee -a "$S"; }
+t0=$(date +%s)
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >>"$S" 2>&1
+GT=()
+[ -d .gtest-src ] && GT=(-DMX_GTEST_SRC="$PWD/.gtest-src")
+if ! { cmake -S kernels/gemm/standalone -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DMX_CUDA_ARCHS=90a "${GT[@]}" &&
+       cmake --build $B -j16 --target mx_gemm_gate mxgemmbench; } >"$OUT/build.log" 2>&1; then
+  log "BUILD FAILED"; grep -E "error|warning" "$OUT/build.log" | head -30 | tee -a "$S"; exit 1
+fi
+grep -E "C751|spill stores" "$OUT/build.log" | sort | uniq -c | head -8 >>"$S"
+log "build: $(( $(date +%s) - t0 )) s"
+GATE=$B/cgemm/mx_gemm_gate BENCH=$B/mxgemmbench
+san=0
+if [ -z "${SKIP_SAN:-}" ]; then
+  timeout ${SAN_TIMEOUT:-120} compute-sanitizer --tool memcheck --error-exitcode 9 $GATE --gtest_filter='GemmGateSanitizer.*' >"$OUT/memcheck.log" 2>&1 &
+  p1=$!
+  timeout ${SAN_TIMEOUT:-120} compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 $GATE --gtest_filter='GemmGateSanitizer.*' >"$OUT/racecheck.log" 2>&1 &
+  p2=$!
+  san=1
+fi
+if [ -z "${SKIP_GATE:-}" ]; then
+  t1=$(date +%s)
+  timeout ${GATE_TIMEOUT:-90} $GATE >"$OUT/gate.log" 2>&1
+  grc=$?
+  log "gate rc=$grc in $(( $(date +%s) - t1 )) s"
+  [ $grc = 124 ] && SKIP_BENCH=1 && log "gate timed out (a hang?): no benchmark"
+  grep -E "^\[  (FAILED|PASSED|SKIPPED|     OK) |tests ran|differing|Failure" "$OUT/gate.log" | head -40 | tee -a "$S"
+fi
+if [ $san = 1 ]; then
+  wait $p1; log "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
+  wait $p2; log "racecheck rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tail -1)"
+fi
+[ -n "${SKIP_BENCH:-}" ] && { log "total: $(( $(date +%s) - t0 )) s"; exit 0; }
+log ""
+log "## benchmark (CSV: kernel,M,N,K,us_per_call,tflops); (bn128) / (bn1) = the M > 64 kernels without TMA"
+IFS=';' read -ra extra <<<"${EXTRA_SHAPES:-}"
+for shp in "8192 8192 8192" "4096 7168 2048" "${extra[@]}"; do
+  [ -z "$shp" ] && continue
+  timeout 30 $BENCH time w4a16 $shp 20 2>&1 | tee -a "$S"
+  timeout 30 $BENCH time w4a16 $shp 20 128 2>&1 | tee -a "$S"
+  timeout 30 $BENCH time mxfp8 $shp 20 2>&1 | tee -a "$S"
+  timeout 30 $BENCH time mxfp8 $shp 20 1 2>&1 | tee -a "$S"
+done
+timeout 60 python3 kernels/gemm/bench/torch_bench.py 20 2>&1 | grep -E "^cublas_[a-z0-9_]+,(8192|4096)," | tee -a "$S"
+if command -v cuobjdump >/dev/null; then
+  cuobjdump -sass $BENCH >"$OUT/sass-all.txt" 2>&1
+  # the warp-specialized kernels only
+  awk '/Function : /{p = ($0 ~ /_ws_kernel/)} p' "$OUT/sass-all.txt" >"$OUT/sass-ws.txt"
+  rm -f "$OUT/sass-all.txt"
+  for k in w4a16_ws_kernelILb1 mxfp8_ws_kernelILb0ELb1; do
+    log "## SASS op counts, $k"
+    awk -v k=$k '/Function : /{p = ($0 ~ k)} p' "$OUT/sass-ws.txt" |
+      grep -oE "\b(HGMMA|QGMMA|FFMA|FMUL|HMUL2|HFMA2|PRMT|LOP3|SHF|LDS|STS|LDSM|SYNCS|UTMALDG|LDGSTS|LDL|STL|BAR|WARPGROUP|USETMAXREG)[.A-Z0-9_]*" |
+      sort | uniq -c | sort -rn | head -24 >>"$S"
+  done
+  gzip -9 "$OUT/sass-ws.txt"
+fi
+log "total: $(( $(date +%s) - t0 )) s"
