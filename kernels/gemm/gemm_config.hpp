@@ -16,13 +16,18 @@ struct Fp8Large {  // M > 64: 128 x 128 tiles, two warpgroups overlap wgmma and 
   static constexpr int NWG = 2, BN = 128, ST = 5, GROUP = 8;
 };
 // M > 64 with A and B readable by TMA (16-byte aligned rows): the warp-
-// specialized kernel (gemm_mxfp8_ws.cu), 128 x BN tiles, one block per SM: a
-// producer warpgroup (TMA, scale factors) and two consumer warpgroups of 64
-// rows (acc + two p buffers: 3 x BN/2 registers); ST stages, RS code stages.
-struct Fp8Ws {
-  static constexpr int BN = 128, ST = 6, RS = 4, GROUP = 8;
-  static constexpr int PRODUCER_REGS = 56, CONSUMER_REGS = 224;  // setmaxnreg
+// specialized kernel (gemm_mxfp8_ws.cu), 64 NC x 128 tiles, one block per SM:
+// a producer warpgroup (TMA, scale factors) and NC consumer warpgroups of 64
+// rows, each with acc (64 fp32) and two p buffers of PN / 2; ST stages, RS
+// code stages.
+template <int NC_, int PN_, int ST_, int CONSUMER_REGS_>
+struct Fp8WsT {
+  static constexpr int NC = NC_, PN = PN_, ST = ST_, RS = 4, GROUP = 8;
+  static constexpr int PRODUCER_REGS = 56, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg
 };
+using Fp8Ws = Fp8WsT<2, 128, 6, 224>;
+using Fp8WsHalf = Fp8WsT<2, 64, 6, 224>;
+using Fp8Ws3 = Fp8WsT<3, 64, 4, 152>;
 struct Fp8Small {  // M <= 64 (decode): 64 x 64 tiles, more blocks
   static constexpr int NWG = 1, BN = 64, ST = 6, GROUP = 1;
 };
@@ -48,12 +53,16 @@ using W4Decode64 = W4<1, 1, 64, BN, 128, 4, 1>;  // 16 < M <= 64
 constexpr int kW4Group = 8;
 // M > 64 with A readable by TMA (16-byte aligned rows): the warp-specialized
 // kernel (gemm_w4a16_ws.cu), BM x BN tiles, one block per SM: a producer
-// warpgroup (TMA of A, widening of B) and two consumer warpgroups of 128 rows;
-// ST stages of A + widened B, RS stages of packed B (cp.async, RS - 1 ahead).
-struct W4Ws {
-  static constexpr int BM = 256, BN = 128, KT = 64, ST = 4, RS = 4, GROUP = 8;
+// warpgroup (TMA of A, widening of B) and two consumer warpgroups of BM / 2
+// rows; ST stages of A + widened B, RS stages of packed B (cp.async, RS - 1
+// ahead).
+template <int BM_, int BN_, int ST_, int RS_>
+struct W4WsT {
+  static constexpr int BM = BM_, BN = BN_, KT = 64, ST = ST_, RS = RS_, GROUP = 8;
   static constexpr int PRODUCER_REGS = 56, CONSUMER_REGS = 224;  // setmaxnreg
 };
+using W4Ws = W4WsT<256, 128, 4, 4>;      // the default (bn = 0)
+using W4WsWide = W4WsT<128, 256, 4, 3>;  // bn = 256: half the A traffic per MAC, twice the widening
 
 // Decode tile width: enough blocks for the SMs (no split-K: C11 fixes the
 // k order), but few enough that A (re-read by every block) stays cheap.

@@ -3,15 +3,15 @@
 // k-ordered chain of bf16 wgmma m64nNk16 steps into an fp32 accumulator as
 // gemm_w4a16.cu, so D does not depend on which kernel ran).
 //
-// A block owns a BM x BN tile of D (cfg::W4Ws: 256 x 128) and runs three
-// warpgroups (gemm_ws.cuh):
+// A block owns a BM x BN tile of D (cfg::W4Ws 256 x 128, cfg::W4WsWide
+// 128 x 256) and runs three warpgroups (gemm_ws.cuh):
 // - warpgroup 0, the producer: one thread loads A's k-tile (BM x 64 bf16) by
 //   TMA with the 128-byte swizzle into stage s of the ring (zero fill past M
-//   and K); all 128 threads copy B's packed k-tile and its scale codes by
-//   cp.async into a raw ring RS - 1 tiles ahead, widen the tile (the C11
-//   widening of widen32; +0 past K) into stage s as bf16, fence the stores for
-//   the async proxy and arrive on full[s];
-// - warpgroups 1 and 2, the consumers: 128 rows each (two m64n128 row
+//   and K); all 128 threads copy B's packed k-tile and its scale codes (BN /
+//   128 rows each) by cp.async into a raw ring RS - 1 tiles ahead, widen the
+//   tile (the C11 widening of widen32; +0 past K) into stage s as bf16, fence
+//   the stores for the async proxy and arrive on full[s];
+// - warpgroups 1 and 2, the consumers: BM / 2 rows each (MI m64nBN row
 //   tiles), wait on full[s], issue the 4 k-steps, keep one k-tile of wgmma in
 //   flight, and release the stage of the previous k-tile on empty[s].
 // Every tile issues all its k-steps: steps past ceil(K / 16) have only zero
@@ -29,8 +29,6 @@
 namespace mxk::gemm {
 namespace {
 
-using C = cfg::W4Ws;
-
 struct W4WsParams {
   CUtensorMap a_map;  // A [M][K] bf16, boxes of 64 x BM, 128-byte swizzle
   std::int64_t m, n, k, nkb, mt, nt;
@@ -41,58 +39,64 @@ struct W4WsParams {
   void* d;
 };
 
+template <class C>
 struct WsLayout {
-  static constexpr int KB = C::KT / 32;                     // k-blocks per k-tile (2)
-  static constexpr int A_BYTES = C::BM * C::KT * 2;          // per stage, 128-byte rows
-  static constexpr int WB_BYTES = C::BN * C::KT * 2;         // widened B per stage: KT / 16 slices
-  static constexpr int RAW_BYTES = KB * C::BN * 16;          // packed B per raw stage: [KB][BN][16]
-  static constexpr int RAW_STAGE = RAW_BYTES + 4 * C::BN;    // + one scale-code word per row
+  static constexpr int KB = C::KT / 32;                   // k-blocks per k-tile (2)
+  static constexpr int MI = C::BM / 128, RPT = C::BN / 128;  // m64 row tiles per consumer, B rows per producer thread
+  static constexpr int A_BYTES = C::BM * C::KT * 2;        // per stage, 128-byte rows
+  static constexpr int WB_BYTES = C::BN * C::KT * 2;       // widened B per stage: KT / 16 slices
+  static constexpr int RAW_BYTES = KB * C::BN * 16;        // packed B per raw stage: [KB][BN][16]
+  static constexpr int RAW_STAGE = RAW_BYTES + 4 * C::BN;  // + one scale-code word per row
   static constexpr int A0 = 0;  // A stages, then widened B stages, raw stages, barriers
   static constexpr int WB0 = C::ST * A_BYTES, RAW0 = WB0 + C::ST * WB_BYTES;
   static constexpr int BAR0 = RAW0 + C::RS * RAW_STAGE;
   static constexpr int BYTES = BAR0 + 2 * C::ST * 8;
   static constexpr int THREADS = 384;
-  static_assert(C::KT == 64, "one 128-byte swizzle span of bf16 per k-tile; one code word covers it");
-  static_assert(C::BN == 128 && C::BM == 256, "two consumer warpgroups of 2 x m64n128, one B row per producer thread");
+  static_assert(C::KT == 64 && A0 == 0, "one 128-byte swizzle span of bf16 per k-tile; one code word covers it");
+  static_assert(RPT * 128 == C::BN, "whole B rows per producer thread");
+  static_assert(C::BM % 128 == 0 && C::BN % 128 == 0 && MI * C::BN == 256, "consumers: 2 x MI x m64nBN, 128 fp32 each");
   static_assert(128 * C::PRODUCER_REGS + 256 * C::CONSUMER_REGS <= 65536, "register file");
   static_assert(A_BYTES % 1024 == 0 && WB_BYTES % 1024 == 0 && RAW_STAGE % 16 == 0, "stage alignment");
+  static_assert(BYTES <= 227 * 1024, "shared memory");
 };
 
 #ifdef MXK_GEMM_HAVE_WGMMA
-// Producer: B's packed k-tile kt (row tid, both k-blocks) and the code word
-// of row tid holding its k-blocks into raw stage `st`.
+// Producer: B's packed k-tile kt (row r of the tile, both k-blocks) and the
+// code word of row r holding its k-blocks into raw stage `st`.
+template <class C>
 __device__ __forceinline__ void load_raw(std::uint8_t* st, const W4WsParams& p, const std::uint8_t* brow, bool lb,
-                                         std::int64_t n, std::int64_t kt, int tid) {
-  using L = WsLayout;
+                                         std::int64_t n, std::int64_t kt, int r) {
+  using L = WsLayout<C>;
   const std::int64_t k0 = kt * C::KT;
   if (lb) {
 #pragma unroll
     for (int kb = 0; kb < L::KB; ++kb) {
       const std::int64_t kc = k0 + 32 * kb;
       if (p.vec_b && kc + 32 <= p.k) {
-        cp_async16(st + (kb * C::BN + tid) * 16, brow + kc / 2);
+        cp_async16(st + (kb * C::BN + r) * 16, brow + kc / 2);
       } else {
-        load16(st + (kb * C::BN + tid) * 16, brow + kc / 2, (p.k - kc + 1) / 2, p.vec_b, p.b);
+        load16(st + (kb * C::BN + r) * 16, brow + kc / 2, (p.k - kc + 1) / 2, p.vec_b, p.b);
       }
     }
     const std::int64_t kb4 = (kt * L::KB) & ~std::int64_t{3};
     if (kb4 < p.nkb)
-      load_codes4(reinterpret_cast<std::uint32_t*>(st + L::RAW_BYTES) + tid, p.sb, p.tc_b, p.vsc_b, n, kb4, p.nkb);
+      load_codes4(reinterpret_cast<std::uint32_t*>(st + L::RAW_BYTES) + r, p.sb, p.tc_b, p.vsc_b, n, kb4, p.nkb);
   }
 }
 #endif
 
-template <bool BF16>
+template <class C, bool BF16>
 __global__ void __launch_bounds__(384, 1) w4a16_ws_kernel(const __grid_constant__ W4WsParams p) {
 #ifdef MXK_GEMM_HAVE_WGMMA
-  using L = WsLayout;
+  using L = WsLayout<C>;
+  constexpr int BN = C::BN, MI = L::MI, RPT = L::RPT;
   extern __shared__ __align__(1024) std::uint8_t smem[];
   auto* full = reinterpret_cast<std::uint64_t*>(smem + L::BAR0);
   auto* empty = full + C::ST;
   const int tid = static_cast<int>(threadIdx.x), wg = tid >> 7;
   std::int64_t tm, tn;
   tile_of_block(p.mt, p.nt, C::GROUP, tm, tn);
-  const std::int64_t m0 = tm * C::BM, n0 = tn * C::BN;
+  const std::int64_t m0 = tm * C::BM, n0 = tn * BN;
   const std::int64_t ntiles = (p.k + C::KT - 1) / C::KT;
   if (tid == 0) {
     for (int s = 0; s < C::ST; ++s) {
@@ -104,23 +108,31 @@ __global__ void __launch_bounds__(384, 1) w4a16_ws_kernel(const __grid_constant_
   }
   __syncthreads();
 
-  if (wg == 0) {  // ---- producer: TMA of A, cp.async + widening of B ----
+  if (wg == 0) {  // ---- producer: TMA of A, cp.async + widening of B (rows tid + 128 i) ----
     regs_dec<C::PRODUCER_REGS>();
-    const std::int64_t n = n0 + tid;
-    const bool lb = n < p.n;
-    const std::uint8_t* brow = p.b + (lb ? n * p.ldb : 0);
+    const std::uint8_t* brow[RPT];
+    bool lb[RPT];
+#pragma unroll
+    for (int i = 0; i < RPT; ++i) {
+      lb[i] = n0 + tid + 128 * i < p.n;
+      brow[i] = p.b + (lb[i] ? (n0 + tid + 128 * i) * p.ldb : 0);
+    }
     std::uint8_t* raw = smem + L::RAW0;
+    auto load = [&](std::int64_t kt) {
+#pragma unroll
+      for (int i = 0; i < RPT; ++i)
+        load_raw<C>(raw + (kt % C::RS) * L::RAW_STAGE, p, brow[i], lb[i], n0 + tid + 128 * i, kt, tid + 128 * i);
+    };
 #pragma unroll
     for (int s = 0; s < C::RS - 1; ++s) {
-      if (s < ntiles) load_raw(raw + s * L::RAW_STAGE, p, brow, lb, n, s, tid);
+      if (s < ntiles) load(s);
       cp_async_commit();
     }
     for (std::int64_t kt = 0; kt < ntiles; ++kt) {
       const int s = static_cast<int>(kt % C::ST);
       const auto use = static_cast<std::uint32_t>(kt / C::ST);
       cp_async_wait<C::RS - 2>();  // raw tile kt landed (each thread reads only what it copied)
-      if (kt + C::RS - 1 < ntiles)
-        load_raw(raw + ((kt + C::RS - 1) % C::RS) * L::RAW_STAGE, p, brow, lb, n, kt + C::RS - 1, tid);
+      if (kt + C::RS - 1 < ntiles) load(kt + C::RS - 1);
       cp_async_commit();
       if (kt >= C::ST) mbar_wait(&empty[s], (use - 1) & 1);  // the consumers are done with stage s
       if (tid == 0) {
@@ -130,16 +142,26 @@ __global__ void __launch_bounds__(384, 1) w4a16_ws_kernel(const __grid_constant_
       }
       const std::uint8_t* rst = raw + (kt % C::RS) * L::RAW_STAGE;
       std::uint8_t* wb = smem + L::WB0 + s * L::WB_BYTES;
-      const std::uint32_t word = reinterpret_cast<const std::uint32_t*>(rst + L::RAW_BYTES)[tid];
       const int sh = static_cast<int>(8 * ((kt * L::KB) & 3));
+      const bool inside = (kt + 1) * C::KT <= p.k;  // no element past K: no masking
 #pragma unroll
-      for (int kb = 0; kb < L::KB; ++kb) {  // row tid, k-block kb: 32 elements
-        const uint4 rv = *reinterpret_cast<const uint4*>(rst + (kb * C::BN + tid) * 16);
-        const std::uint32_t code = (word >> (sh + 8 * kb)) & 0xFFu;
-        std::uint8_t* dst = wb + 2 * kb * C::BN * 32;
-        widen32(rv, ue8m0_bf16x2(code), p.k - (kt * C::KT + 32 * kb), [&](int q, uint4 v) {
-          *reinterpret_cast<uint4*>(dst + (q >> 1) * C::BN * 32 + core_off(tid, q & 1)) = v;
-        });
+      for (int i = 0; i < RPT; ++i) {
+        const int r = tid + 128 * i;
+        const std::uint32_t word = reinterpret_cast<const std::uint32_t*>(rst + L::RAW_BYTES)[r];
+#pragma unroll
+        for (int kb = 0; kb < L::KB; ++kb) {  // row r, k-block kb: 32 elements
+          const uint4 rv = *reinterpret_cast<const uint4*>(rst + (kb * BN + r) * 16);
+          const std::uint32_t f2 = ue8m0_bf16x2((word >> (sh + 8 * kb)) & 0xFFu);
+          std::uint8_t* dst = wb + 2 * kb * BN * 32;
+          auto store = [&](int q, uint4 v) {
+            *reinterpret_cast<uint4*>(dst + (q >> 1) * BN * 32 + core_off(r, q & 1)) = v;
+          };
+          if (inside) {
+            widen32(rv, f2, 32, store);
+          } else {
+            widen32(rv, f2, p.k - (kt * C::KT + 32 * kb), store);
+          }
+        }
       }
       fence_proxy_async();  // the widened stores, then the wgmmas (async proxy) read them
       mbar_arrive(&full[s]);
@@ -148,33 +170,34 @@ __global__ void __launch_bounds__(384, 1) w4a16_ws_kernel(const __grid_constant_
     return;
   }
 
-  // ---- consumers: 128 rows each, two m64n128 row tiles ----
+  // ---- consumers: BM / 2 rows each, MI m64nBN row tiles ----
   regs_inc<C::CONSUMER_REGS>();
   const int cw = wg - 1;
-  float acc[2][64];
+  float acc[MI][BN / 2];
 #pragma unroll
-  for (int mi = 0; mi < 2; ++mi) {
-    frag_init(acc[mi], FragPos(m0 + 128 * cw + 64 * mi, n0), p.c, p.m, p.n);
+  for (int mi = 0; mi < MI; ++mi) {
+    frag_init(acc[mi], FragPos(m0 + 64 * (MI * cw + mi), n0), p.c, p.m, p.n);
 #pragma unroll
-    for (int i = 0; i < 64; ++i) pin(acc[mi][i]);
+    for (int i = 0; i < BN / 2; ++i) pin(acc[mi][i]);
   }
   auto tile = [&](std::int64_t kt, auto first) {
     const int s = static_cast<int>(kt % C::ST);
     mbar_wait(&full[s], static_cast<std::uint32_t>(kt / C::ST) & 1);
-    const std::uint8_t* a = smem + L::A0 + s * L::A_BYTES + 128 * 128 * cw;
+    const std::uint8_t* a = smem + L::A0 + s * L::A_BYTES + 64 * 128 * MI * cw;
     const std::uint8_t* wb = smem + L::WB0 + s * L::WB_BYTES;
     wgmma_fence();
 #pragma unroll
     for (int k = 0; k < C::KT / 16; ++k) {
-      const std::uint64_t db = smem_desc(wb + k * C::BN * 32);
+      const std::uint64_t db = smem_desc(wb + k * BN * 32);
 #pragma unroll
-      for (int mi = 0; mi < 2; ++mi) Wgmma<128>::bf16(acc[mi], smem_desc_sw128(a + 64 * 128 * mi + 32 * k), db, 1);
+      for (int mi = 0; mi < MI; ++mi) Wgmma<BN>::bf16(acc[mi], smem_desc_sw128(a + 64 * 128 * mi + 32 * k), db, 1);
     }
     wgmma_commit();
     if constexpr (decltype(first)::value) {
       wgmma_wait<0>();
     } else {
       wgmma_wait<1>();  // the k-tile before this one is complete: release its stage
+      __syncwarp();
       if ((tid & 31) == 0) mbar_arrive(&empty[(kt - 1) % C::ST]);
     }
   };
@@ -185,10 +208,10 @@ __global__ void __launch_bounds__(384, 1) w4a16_ws_kernel(const __grid_constant_
   for (std::int64_t kt = 1; kt < ntiles; ++kt) tile(kt, std::false_type{});
   wgmma_wait<0>();
 #pragma unroll
-  for (int mi = 0; mi < 2; ++mi) {
+  for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
-    for (int i = 0; i < 64; ++i) pin(acc[mi][i]);
-    frag_store<BF16>(acc[mi], FragPos(m0 + 128 * cw + 64 * mi, n0), p.d, p.m, p.n);
+    for (int i = 0; i < BN / 2; ++i) pin(acc[mi][i]);
+    frag_store<BF16>(acc[mi], FragPos(m0 + 64 * (MI * cw + mi), n0), p.d, p.m, p.n);
   }
 #else
   (void)p;
@@ -196,10 +219,22 @@ __global__ void __launch_bounds__(384, 1) w4a16_ws_kernel(const __grid_constant_
 #endif
 }
 
-}  // namespace
+template <class C, bool BF16>
+void launch(const W4WsParams& p0, cudaStream_t stream) {
+  using L = WsLayout<C>;
+  W4WsParams p = p0;
+  p.mt = (p.m + C::BM - 1) / C::BM;
+  p.nt = (p.n + C::BN - 1) / C::BN;
+  if (p.mt * p.nt > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
+  auto* kern = w4a16_ws_kernel<C, BF16>;
+  static const cudaError_t attr = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES);
+  check_cuda(attr, "w4a16 (warp-specialized) smem attribute");
+  kern<<<static_cast<unsigned>(p.mt * p.nt), L::THREADS, L::BYTES, stream>>>(p);
+  check_cuda(cudaGetLastError(), "w4a16_ws_kernel launch");
+}
 
-bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) {
-  using L = WsLayout;
+template <class C>
+bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
   W4WsParams p{};
   if (!make_tma_map_2d(&p.a_map, x.a, 2, x.m, x.k, x.lda * 2, C::KT, C::BM)) return false;
   p.m = x.m;
@@ -214,20 +249,14 @@ bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) {
   p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
   p.c = x.c;
   p.d = x.d;
-  p.mt = (p.m + C::BM - 1) / C::BM;
-  p.nt = (p.n + C::BN - 1) / C::BN;
-  if (p.mt * p.nt > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
-  const bool bf = x.out == mx::Fmt::bf16;
-  auto* kern = bf ? w4a16_ws_kernel<true> : w4a16_ws_kernel<false>;
-  static const cudaError_t attr = [] {
-    const cudaError_t e = cudaFuncSetAttribute(w4a16_ws_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES);
-    return e != cudaSuccess ? e
-                            : cudaFuncSetAttribute(w4a16_ws_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES);
-  }();
-  check_cuda(attr, "w4a16 (warp-specialized) smem attribute");
-  kern<<<static_cast<unsigned>(p.mt * p.nt), L::THREADS, L::BYTES, stream>>>(p);
-  check_cuda(cudaGetLastError(), "w4a16_ws_kernel launch");
+  x.out == mx::Fmt::bf16 ? launch<C, true>(p, stream) : launch<C, false>(p, stream);
   return true;
+}
+
+}  // namespace
+
+bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) {
+  return x.bn == 256 ? launch_cfg<cfg::W4WsWide>(x, stream) : launch_cfg<cfg::W4Ws>(x, stream);
 }
 
 }  // namespace mxk::gemm

@@ -40,6 +40,10 @@ if [ -z "${SKIP_GATE:-}" ]; then
   [ $grc = 124 ] && SKIP_BENCH=1 && log "gate timed out (a hang?): no benchmark"
   grep -E "^\[  (FAILED|PASSED|SKIPPED|     OK) |tests ran|differing|Failure" "$OUT/gate.log" | head -40 | tee -a "$S"
 fi
+for v in ${GATE_FP8_VARS:-}; do  # the tuning variants of the mxfp8 kernel (MXK_FP8WS)
+  MXK_FP8WS=$v timeout 60 $GATE --gtest_filter='GemmGate.Mxfp8WarpSpecialized:GemmGateSanitizer.Mxfp8Small' >"$OUT/gate-v$v.log" 2>&1
+  log "gate (mxfp8 variant $v) rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/gate-v$v.log" | tr '\n' ' ')"
+done
 if [ $san = 1 ]; then
   wait $p1; log "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
   wait $p2; log "racecheck rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tail -1)"
@@ -50,20 +54,31 @@ log "## benchmark (CSV: kernel,M,N,K,us_per_call,tflops); (bn128) / (bn1) = the 
 IFS=';' read -ra extra <<<"${EXTRA_SHAPES:-}"
 for shp in "8192 8192 8192" "4096 7168 2048" "${extra[@]}"; do
   [ -z "$shp" ] && continue
-  timeout 30 $BENCH time w4a16 $shp 20 2>&1 | tee -a "$S"
-  timeout 30 $BENCH time w4a16 $shp 20 128 2>&1 | tee -a "$S"
-  timeout 30 $BENCH time mxfp8 $shp 20 2>&1 | tee -a "$S"
-  timeout 30 $BENCH time mxfp8 $shp 20 1 2>&1 | tee -a "$S"
+  for bn in ${W4_BNS:-0 128}; do timeout 30 $BENCH time w4a16 $shp 20 $bn 2>&1 | tee -a "$S"; done
+  for v in ${FP8_VARS:-0}; do
+    if [ "$v" = old ]; then timeout 30 $BENCH time mxfp8 $shp 20 1 2>&1 | tee -a "$S"
+    else MXK_FP8WS=$v timeout 30 $BENCH time mxfp8 $shp 20 2>&1 | sed "s/^mxfp8/mxfp8(ws$v)/" | tee -a "$S"; fi
+  done
 done
-timeout 60 python3 kernels/gemm/bench/torch_bench.py 20 2>&1 | grep -E "^cublas_[a-z0-9_]+,(8192|4096)," | tee -a "$S"
+[ -z "${SKIP_TORCH:-}" ] && timeout 60 python3 kernels/gemm/bench/torch_bench.py 20 2>&1 | grep -E "^cublas_[a-z0-9_]+,(8192|4096)," | tee -a "$S"
+if [ -n "${NCU:-}" ] && command -v ncu >/dev/null; then
+  for job in "w4a16 4096 7168 2048" "mxfp8 4096 7168 2048"; do
+    echo "### $job" >>"$OUT/ncu.txt"
+    timeout 60 ncu --clock-control none -c 1 -k regex:'_ws_kernel' --section SpeedOfLight --section WarpStateStats \
+      --section SchedulerStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+      --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,regex:sm__pipe_.*_cycles_active\.avg\.pct_of_peak_sustained_active,regex:sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active,lts__t_bytes.sum.per_second' \
+      $BENCH time $job 1 >>"$OUT/ncu.txt" 2>&1
+  done
+  log "ncu: $(grep -c 'Section: ' "$OUT/ncu.txt") sections in ncu.txt"
+fi
 if command -v cuobjdump >/dev/null; then
   cuobjdump -sass $BENCH >"$OUT/sass-all.txt" 2>&1
   # the warp-specialized kernels only
   awk '/Function : /{p = ($0 ~ /_ws_kernel/)} p' "$OUT/sass-all.txt" >"$OUT/sass-ws.txt"
   rm -f "$OUT/sass-all.txt"
-  for k in w4a16_ws_kernelILb1 mxfp8_ws_kernelILb0ELb1; do
+  for k in w4a16_ws_kernel mxfp8_ws_kernel; do
     log "## SASS op counts, $k"
-    awk -v k=$k '/Function : /{p = ($0 ~ k)} p' "$OUT/sass-ws.txt" |
+    awk -v k="$k" '/Function : /{n++; p = (index($0, k) > 0 && n < 99)} p' "$OUT/sass-ws.txt" |
       grep -oE "\b(HGMMA|QGMMA|FFMA|FMUL|HMUL2|HFMA2|PRMT|LOP3|SHF|LDS|STS|LDSM|SYNCS|UTMALDG|LDGSTS|LDL|STL|BAR|WARPGROUP|USETMAXREG)[.A-Z0-9_]*" |
       sort | uniq -c | sort -rn | head -24 >>"$S"
   done
