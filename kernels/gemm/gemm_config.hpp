@@ -25,9 +25,9 @@ struct Fp8WsT {
   static constexpr int NC = NC_, PN = PN_, ST = ST_, RS = 4, GROUP = 8;
   static constexpr int PRODUCER_REGS = 56, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg
 };
+// Measured on the H100 (bench/results/gemm-ws.md), 8192^3: NC 2, PN 128 371
+// TFLOP/s; NC 2, PN 64 323; NC 3, PN 64 (152 registers) 346.
 using Fp8Ws = Fp8WsT<2, 128, 6, 224>;
-using Fp8WsHalf = Fp8WsT<2, 64, 6, 224>;
-using Fp8Ws3 = Fp8WsT<3, 64, 4, 152>;
 struct Fp8Small {  // M <= 64 (decode): 64 x 64 tiles, more blocks
   static constexpr int NWG = 1, BN = 64, ST = 6, GROUP = 1;
 };
@@ -52,17 +52,15 @@ template <int BN>
 using W4Decode64 = W4<1, 1, 64, BN, 128, 4, 1>;  // 16 < M <= 64
 constexpr int kW4Group = 8;
 // M > 64 with A readable by TMA (16-byte aligned rows): the warp-specialized
-// kernel (gemm_w4a16_ws.cu), BM x BN tiles, one block per SM: a producer
-// warpgroup (TMA of A, widening of B) and two consumer warpgroups of BM / 2
+// kernel (gemm_w4a16_ws.cu), BM x BN tiles, one block per SM: NP producer
+// warpgroups (TMA of A, widening of B) and two consumer warpgroups of BM / 2
 // rows; ST stages of A + widened B, RS stages of packed B (cp.async, RS - 1
-// ahead).
-template <int BM_, int BN_, int ST_, int RS_>
-struct W4WsT {
-  static constexpr int BM = BM_, BN = BN_, KT = 64, ST = ST_, RS = RS_, GROUP = 8;
-  static constexpr int PRODUCER_REGS = 56, CONSUMER_REGS = 224;  // setmaxnreg
+// ahead). Measured on the H100 (bench/results/gemm-ws.md): 128 x 256 tiles
+// (twice the widening per MAC) were 25% slower than 256 x 128.
+struct W4Ws {
+  static constexpr int BM = 256, BN = 128, KT = 64, ST = 4, RS = 5, NP = 2, GROUP = 8;
+  static constexpr int PRODUCER_REGS = 80, CONSUMER_REGS = 176;  // setmaxnreg
 };
-using W4Ws = W4WsT<256, 128, 4, 4>;      // the default (bn = 0)
-using W4WsWide = W4WsT<128, 256, 4, 3>;  // bn = 256: half the A traffic per MAC, twice the widening
 
 // Decode tile width: enough blocks for the SMs (no split-K: C11 fixes the
 // k order), but few enough that A (re-read by every block) stays cheap.

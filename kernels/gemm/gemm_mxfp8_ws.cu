@@ -17,7 +17,6 @@
 //   empty[s] once its last fold is done.
 #include <cuda_runtime.h>
 
-#include <cstdlib>
 #include <type_traits>
 #include <utility>
 
@@ -55,6 +54,7 @@ struct WsLayout {
   static constexpr int BYTES = BAR0 + 2 * C::ST * 8;
   static constexpr int THREADS = 128 * (1 + C::NC);
   static_assert(A0 == 0 && BM <= 256 && (C::PN == 64 || C::PN == 128), "TMA box rows, p width");
+  static_assert(NS % 2 == 0, "the steps alternate between two p buffers; the last is in pb");
   static_assert(A_BYTES % 1024 == 0 && B_BYTES % 1024 == 0 && F_STAGE % 16 == 0, "stage alignment");
   static_assert(128 * C::PRODUCER_REGS + 128 * C::NC * C::CONSUMER_REGS <= 65536, "register file");
   static_assert(BYTES <= 227 * 1024, "shared memory");
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
   if (tid == 0) {
     for (int s = 0; s < C::ST; ++s) {
       mbar_init(&full[s], 128 + 1);  // the producer's threads + the TMA's expect_tx arrival
-      mbar_init(&empty[s], 4 * C::NC);  // one per consumer warp
+      mbar_init(&empty[s], 128 * C::NC);  // every consumer thread
     }
     mbar_init_fence();
     tma_prefetch_map(&p.a_map);
@@ -198,7 +198,6 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       fold(s, kt, q - 1, pb);
     }
   };
-  static_assert(L::NS % 2 == 0, "the last step of a tile is in pb");
   for (std::int64_t kt = 0; kt < ntiles; ++kt) {
     const int s = static_cast<int>(kt % C::ST);
     mbar_wait(&full[s], static_cast<std::uint32_t>(kt / C::ST) & 1);
@@ -208,8 +207,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
     }(std::make_integer_sequence<int, L::NS - 1>{});
     wgmma_wait<0>();
     fold(s, kt, L::NS - 1, pb);
-    __syncwarp();  // every lane's reads of the factors, then one arrival for the warp
-    if (l == 0) mbar_arrive(&empty[s]);  // this warp is done with stage s (wgmmas and factors)
+    mbar_arrive(&empty[s]);  // this thread is done with stage s (its wgmmas and factor reads)
   }
   frag_store<BF16>(acc, fp, p.d, p.m, p.n);
 #else
@@ -261,15 +259,6 @@ bool launch_cfg(const Mxfp8GemmArgs& x, cudaStream_t stream) {
 
 }  // namespace
 
-bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream) {
-  // TUNING ONLY (removed before the final commit): MXK_FP8WS=1 / 2 picks a variant.
-  static const int v = [] {
-    const char* e = std::getenv("MXK_FP8WS");
-    return e ? std::atoi(e) : 0;
-  }();
-  if (v == 1) return launch_cfg<cfg::Fp8WsHalf>(x, stream);
-  if (v == 2) return launch_cfg<cfg::Fp8Ws3>(x, stream);
-  return launch_cfg<cfg::Fp8Ws>(x, stream);
-}
+bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::Fp8Ws>(x, stream); }
 
 }  // namespace mxk::gemm

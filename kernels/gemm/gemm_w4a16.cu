@@ -252,8 +252,8 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   require_gemm_device();
   check_out_fmt(x.out);
   check_shape(x.m, x.n, x.k, "w4a16 GEMM");
-  if (x.bn != 0 && x.bn != 16 && x.bn != 32 && x.bn != 64 && x.bn != 128 && x.bn != 256)
-    throw mx::InvalidArgument("w4a16 GEMM: tile width must be 16, 32, 64, 128 or 256");
+  if (x.bn != 0 && x.bn != 16 && x.bn != 32 && x.bn != 64 && x.bn != 128)
+    throw mx::InvalidArgument("w4a16 GEMM: tile width must be 16, 32, 64 or 128");
   if (x.m == 0 || x.n == 0) return;
   W4Params p{};
   p.m = x.m;
@@ -272,9 +272,9 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
   p.c = x.c;
   p.d = x.d;
-  // M > 64: the warp-specialized kernel where TMA can read A (bn 0: its
-  // default tile, 256: its 128 x 256 tile; other bn: the kernel below).
-  if (x.m > 64 && (x.bn == 0 || x.bn == 256) && w4a16_ws_launch(x, static_cast<cudaStream_t>(stream))) return;
+  // M > 64: the warp-specialized kernel where TMA can read A (bn != 0 keeps
+  // the kernel below: the gate reaches both).
+  if (x.m > 64 && x.bn == 0 && w4a16_ws_launch(x, static_cast<cudaStream_t>(stream))) return;
   int bn = x.bn;
   if (bn == 0 && x.m <= 64) {
     static const int sms = [] {

@@ -3,17 +3,19 @@
 // k-ordered chain of bf16 wgmma m64nNk16 steps into an fp32 accumulator as
 // gemm_w4a16.cu, so D does not depend on which kernel ran).
 //
-// A block owns a BM x BN tile of D (cfg::W4Ws 256 x 128, cfg::W4WsWide
-// 128 x 256) and runs three warpgroups (gemm_ws.cuh):
-// - warpgroup 0, the producer: one thread loads A's k-tile (BM x 64 bf16) by
-//   TMA with the 128-byte swizzle into stage s of the ring (zero fill past M
-//   and K); all 128 threads copy B's packed k-tile and its scale codes (BN /
-//   128 rows each) by cp.async into a raw ring RS - 1 tiles ahead, widen the
-//   tile (the C11 widening of widen32; +0 past K) into stage s as bf16, fence
-//   the stores for the async proxy and arrive on full[s];
-// - warpgroups 1 and 2, the consumers: BM / 2 rows each (MI m64nBN row
+// A block owns a BM x BN tile of D (cfg::W4Ws: 256 x 128) and runs NP + 2
+// warpgroups (gemm_ws.cuh):
+// - warpgroups 0 .. NP - 1, the producers: one thread loads A's k-tile (BM x
+//   64 bf16) by TMA with the 128-byte swizzle into stage s of the ring (zero
+//   fill past M and K); every producer thread copies its 32-element chunks of
+//   B's packed k-tile and their scale-code words by cp.async into a raw ring
+//   RS - 1 tiles ahead, widens them (the C11 widening of widen32; +0 past K)
+//   into stage s as bf16, fences the stores for the async proxy and arrives
+//   on full[s] (widening is the producers' bulk of work: NP = 2 share it);
+// - the last two warpgroups, the consumers: BM / 2 rows each (MI m64nBN row
 //   tiles), wait on full[s], issue the 4 k-steps, keep one k-tile of wgmma in
-//   flight, and release the stage of the previous k-tile on empty[s].
+//   flight, and arrive on empty[s] of the previous k-tile (every thread: its
+//   reads are then ordered before the producer's next writes).
 // Every tile issues all its k-steps: steps past ceil(K / 16) have only zero
 // products (A is zero past K by TMA, B's padding is +0), which leave the
 // accumulator unchanged under the model (C11_W4a16.ExtraZeroStepsAreNoOps).
@@ -41,55 +43,52 @@ struct W4WsParams {
 
 template <class C>
 struct WsLayout {
-  static constexpr int KB = C::KT / 32;                   // k-blocks per k-tile (2)
-  static constexpr int MI = C::BM / 128, RPT = C::BN / 128;  // m64 row tiles per consumer, B rows per producer thread
-  static constexpr int A_BYTES = C::BM * C::KT * 2;        // per stage, 128-byte rows
-  static constexpr int WB_BYTES = C::BN * C::KT * 2;       // widened B per stage: KT / 16 slices
-  static constexpr int RAW_BYTES = KB * C::BN * 16;        // packed B per raw stage: [KB][BN][16]
-  static constexpr int RAW_STAGE = RAW_BYTES + 4 * C::BN;  // + one scale-code word per row
+  static constexpr int KB = C::KT / 32;                    // k-blocks per k-tile (2)
+  static constexpr int MI = C::BM / 128;                   // m64 row tiles per consumer warpgroup
+  static constexpr int PT = 128 * C::NP;                   // producer threads
+  static constexpr int TASKS = C::BN * KB, TPT = TASKS / PT;  // 32-element chunks of B per k-tile, per thread
+  static constexpr int A_BYTES = C::BM * C::KT * 2;         // per stage, 128-byte rows
+  static constexpr int WB_BYTES = C::BN * C::KT * 2;        // widened B per stage: KT / 16 slices
+  static constexpr int RAW_BYTES = TASKS * 16;              // packed B per raw stage: [KB][BN][16]
+  static constexpr int RAW_STAGE = RAW_BYTES + 4 * TASKS;   // + the row's scale-code word per chunk
   static constexpr int A0 = 0;  // A stages, then widened B stages, raw stages, barriers
   static constexpr int WB0 = C::ST * A_BYTES, RAW0 = WB0 + C::ST * WB_BYTES;
   static constexpr int BAR0 = RAW0 + C::RS * RAW_STAGE;
   static constexpr int BYTES = BAR0 + 2 * C::ST * 8;
-  static constexpr int THREADS = 384;
+  static constexpr int THREADS = PT + 256;
   static_assert(C::KT == 64 && A0 == 0, "one 128-byte swizzle span of bf16 per k-tile; one code word covers it");
-  static_assert(RPT * 128 == C::BN, "whole B rows per producer thread");
-  static_assert(C::BM % 128 == 0 && C::BN % 128 == 0 && MI * C::BN == 256, "consumers: 2 x MI x m64nBN, 128 fp32 each");
-  static_assert(128 * C::PRODUCER_REGS + 256 * C::CONSUMER_REGS <= 65536, "register file");
+  static_assert(TPT * PT == TASKS, "whole chunks per producer thread");
+  static_assert(C::BM % 128 == 0 && MI * C::BN == 256, "consumers: 2 x MI x m64nBN, 128 fp32 each");
+  static_assert(PT * C::PRODUCER_REGS + 256 * C::CONSUMER_REGS <= 65536, "register file");
   static_assert(A_BYTES % 1024 == 0 && WB_BYTES % 1024 == 0 && RAW_STAGE % 16 == 0, "stage alignment");
   static_assert(BYTES <= 227 * 1024, "shared memory");
 };
 
 #ifdef MXK_GEMM_HAVE_WGMMA
-// Producer: B's packed k-tile kt (row r of the tile, both k-blocks) and the
-// code word of row r holding its k-blocks into raw stage `st`.
+// Producer: chunk t of B's packed k-tile kt (row t % BN, k-block t / BN) and
+// the code word of that row holding its k-blocks into raw stage `st`.
 template <class C>
 __device__ __forceinline__ void load_raw(std::uint8_t* st, const W4WsParams& p, const std::uint8_t* brow, bool lb,
-                                         std::int64_t n, std::int64_t kt, int r) {
+                                         std::int64_t n, std::int64_t kt, int t) {
   using L = WsLayout<C>;
-  const std::int64_t k0 = kt * C::KT;
-  if (lb) {
-#pragma unroll
-    for (int kb = 0; kb < L::KB; ++kb) {
-      const std::int64_t kc = k0 + 32 * kb;
-      if (p.vec_b && kc + 32 <= p.k) {
-        cp_async16(st + (kb * C::BN + r) * 16, brow + kc / 2);
-      } else {
-        load16(st + (kb * C::BN + r) * 16, brow + kc / 2, (p.k - kc + 1) / 2, p.vec_b, p.b);
-      }
-    }
-    const std::int64_t kb4 = (kt * L::KB) & ~std::int64_t{3};
-    if (kb4 < p.nkb)
-      load_codes4(reinterpret_cast<std::uint32_t*>(st + L::RAW_BYTES) + r, p.sb, p.tc_b, p.vsc_b, n, kb4, p.nkb);
+  if (!lb) return;
+  const std::int64_t kc = kt * C::KT + 32 * (t / C::BN);
+  if (p.vec_b && kc + 32 <= p.k) {
+    cp_async16(st + t * 16, brow + kc / 2);
+  } else {
+    load16(st + t * 16, brow + kc / 2, (p.k - kc + 1) / 2, p.vec_b, p.b);
   }
+  const std::int64_t kb4 = (kt * L::KB) & ~std::int64_t{3};
+  if (kb4 < p.nkb)
+    load_codes4(reinterpret_cast<std::uint32_t*>(st + L::RAW_BYTES) + t, p.sb, p.tc_b, p.vsc_b, n, kb4, p.nkb);
 }
 #endif
 
 template <class C, bool BF16>
-__global__ void __launch_bounds__(384, 1) w4a16_ws_kernel(const __grid_constant__ W4WsParams p) {
+__global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const __grid_constant__ W4WsParams p) {
 #ifdef MXK_GEMM_HAVE_WGMMA
   using L = WsLayout<C>;
-  constexpr int BN = C::BN, MI = L::MI, RPT = L::RPT;
+  constexpr int BN = C::BN, MI = L::MI, TPT = L::TPT;
   extern __shared__ __align__(1024) std::uint8_t smem[];
   auto* full = reinterpret_cast<std::uint64_t*>(smem + L::BAR0);
   auto* empty = full + C::ST;
@@ -100,28 +99,31 @@ __global__ void __launch_bounds__(384, 1) w4a16_ws_kernel(const __grid_constant_
   const std::int64_t ntiles = (p.k + C::KT - 1) / C::KT;
   if (tid == 0) {
     for (int s = 0; s < C::ST; ++s) {
-      mbar_init(&full[s], 128 + 1);  // the producer's threads + the TMA's expect_tx arrival
-      mbar_init(&empty[s], 8);       // one per consumer warp
+      mbar_init(&full[s], L::PT + 1);  // the producer threads + the TMA's expect_tx arrival
+      mbar_init(&empty[s], 256);       // every consumer thread
     }
     mbar_init_fence();
     tma_prefetch_map(&p.a_map);
   }
   __syncthreads();
 
-  if (wg == 0) {  // ---- producer: TMA of A, cp.async + widening of B (rows tid + 128 i) ----
+  if (wg < C::NP) {  // ---- producers: TMA of A, cp.async + widening of B (chunks tid + PT i) ----
     regs_dec<C::PRODUCER_REGS>();
-    const std::uint8_t* brow[RPT];
-    bool lb[RPT];
+    const std::uint8_t* brow[TPT];
+    bool lb[TPT];
 #pragma unroll
-    for (int i = 0; i < RPT; ++i) {
-      lb[i] = n0 + tid + 128 * i < p.n;
-      brow[i] = p.b + (lb[i] ? (n0 + tid + 128 * i) * p.ldb : 0);
+    for (int i = 0; i < TPT; ++i) {
+      const std::int64_t n = n0 + (tid + L::PT * i) % BN;
+      lb[i] = n < p.n;
+      brow[i] = p.b + (lb[i] ? n * p.ldb : 0);
     }
     std::uint8_t* raw = smem + L::RAW0;
     auto load = [&](std::int64_t kt) {
 #pragma unroll
-      for (int i = 0; i < RPT; ++i)
-        load_raw<C>(raw + (kt % C::RS) * L::RAW_STAGE, p, brow[i], lb[i], n0 + tid + 128 * i, kt, tid + 128 * i);
+      for (int i = 0; i < TPT; ++i) {
+        const int t = tid + L::PT * i;
+        load_raw<C>(raw + (kt % C::RS) * L::RAW_STAGE, p, brow[i], lb[i], n0 + t % BN, kt, t);
+      }
     };
 #pragma unroll
     for (int s = 0; s < C::RS - 1; ++s) {
@@ -145,22 +147,19 @@ __global__ void __launch_bounds__(384, 1) w4a16_ws_kernel(const __grid_constant_
       const int sh = static_cast<int>(8 * ((kt * L::KB) & 3));
       const bool inside = (kt + 1) * C::KT <= p.k;  // no element past K: no masking
 #pragma unroll
-      for (int i = 0; i < RPT; ++i) {
-        const int r = tid + 128 * i;
-        const std::uint32_t word = reinterpret_cast<const std::uint32_t*>(rst + L::RAW_BYTES)[r];
-#pragma unroll
-        for (int kb = 0; kb < L::KB; ++kb) {  // row r, k-block kb: 32 elements
-          const uint4 rv = *reinterpret_cast<const uint4*>(rst + (kb * BN + r) * 16);
-          const std::uint32_t f2 = ue8m0_bf16x2((word >> (sh + 8 * kb)) & 0xFFu);
-          std::uint8_t* dst = wb + 2 * kb * BN * 32;
-          auto store = [&](int q, uint4 v) {
-            *reinterpret_cast<uint4*>(dst + (q >> 1) * BN * 32 + core_off(r, q & 1)) = v;
-          };
-          if (inside) {
-            widen32(rv, f2, 32, store);
-          } else {
-            widen32(rv, f2, p.k - (kt * C::KT + 32 * kb), store);
-          }
+      for (int i = 0; i < TPT; ++i) {  // chunk t: row r, k-block kb, 32 elements
+        const int t = tid + L::PT * i, r = t % BN, kb = t / BN;
+        const std::uint32_t word = reinterpret_cast<const std::uint32_t*>(rst + L::RAW_BYTES)[t];
+        const uint4 rv = *reinterpret_cast<const uint4*>(rst + t * 16);
+        const std::uint32_t f2 = ue8m0_bf16x2((word >> (sh + 8 * kb)) & 0xFFu);
+        std::uint8_t* dst = wb + 2 * kb * BN * 32;
+        auto store = [&](int q, uint4 v) {
+          *reinterpret_cast<uint4*>(dst + (q >> 1) * BN * 32 + core_off(r, q & 1)) = v;
+        };
+        if (inside) {
+          widen32(rv, f2, 32, store);
+        } else {
+          widen32(rv, f2, p.k - (kt * C::KT + 32 * kb), store);
         }
       }
       fence_proxy_async();  // the widened stores, then the wgmmas (async proxy) read them
@@ -172,7 +171,7 @@ __global__ void __launch_bounds__(384, 1) w4a16_ws_kernel(const __grid_constant_
 
   // ---- consumers: BM / 2 rows each, MI m64nBN row tiles ----
   regs_inc<C::CONSUMER_REGS>();
-  const int cw = wg - 1;
+  const int cw = wg - C::NP;
   float acc[MI][BN / 2];
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
@@ -197,8 +196,7 @@ __global__ void __launch_bounds__(384, 1) w4a16_ws_kernel(const __grid_constant_
       wgmma_wait<0>();
     } else {
       wgmma_wait<1>();  // the k-tile before this one is complete: release its stage
-      __syncwarp();
-      if ((tid & 31) == 0) mbar_arrive(&empty[(kt - 1) % C::ST]);
+      mbar_arrive(&empty[(kt - 1) % C::ST]);
     }
   };
   // The first k-tile is peeled (its wgmmas retire before the loop) so that
@@ -255,8 +253,6 @@ bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
 
 }  // namespace
 
-bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) {
-  return x.bn == 256 ? launch_cfg<cfg::W4WsWide>(x, stream) : launch_cfg<cfg::W4Ws>(x, stream);
-}
+bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::W4Ws>(x, stream); }
 
 }  // namespace mxk::gemm
