@@ -25,7 +25,7 @@
 
 namespace mxk::gemm {
 
-// ---- device: mbarriers, TMA, named barriers ---------------------------------
+// ---- device: mbarriers, TMA, setmaxnreg ---------------------------------------
 __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
@@ -71,11 +71,6 @@ template <int R>
 __device__ __forceinline__ void regs_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R)); }
 template <int R>
 __device__ __forceinline__ void regs_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R)); }
-// bar.sync on a named barrier among `threads` threads (one role's warps).
-__device__ __forceinline__ void named_sync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
 // Descriptor of a K-major tile written by TMA with the 128-byte swizzle: rows
 // of 128 bytes, 8-row atoms 1024 bytes apart (SBO), the atom-aligned tile
 // base 1024-byte aligned; the k-th 32-byte step of a row is at +32 k (the
