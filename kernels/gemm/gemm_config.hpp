@@ -56,7 +56,8 @@ constexpr int kW4Group = 8;
 // warpgroups (TMA of A, widening of B) and two consumer warpgroups of BM / 2
 // rows; ST stages of A + widened B, RS stages of packed B (cp.async, RS - 1
 // ahead). Measured on the H100 (bench/results/gemm-ws.md): 128 x 256 tiles
-// (twice the widening per MAC) were 25% slower than 256 x 128.
+// (twice the widening per MAC) were 25% slower than 256 x 128; NP = 2 gave
+// no measurable change against NP = 1 (490.5 vs 496.3 TFLOP/s, two calls).
 struct W4Ws {
   static constexpr int BM = 256, BN = 128, KT = 64, ST = 4, RS = 5, NP = 2, GROUP = 8;
   static constexpr int PRODUCER_REGS = 80, CONSUMER_REGS = 176;  // setmaxnreg

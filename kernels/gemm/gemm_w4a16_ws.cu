@@ -21,6 +21,9 @@
 // accumulator unchanged under the model (C11_W4a16.ExtraZeroStepsAreNoOps).
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <type_traits>
+
 #include "gemm/gemm_common.cuh"
 #include "gemm/gemm_config.hpp"
 #include "gemm/gemm_host.hpp"
