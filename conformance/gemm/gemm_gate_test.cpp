@@ -182,6 +182,8 @@ TEST(GemmGateSanitizer, Mxfp8Small) {
   run_fp8({"mxfp8_e5m2", 5, 130, 33, kTc, Fmt::bf16, false, 3}, 2);
   run_fp8({"mxfp8_e4m3", 70, 136, 208, kTc, Fmt::bf16, true, 3}, 5);   // large tiles, cp.async, ragged k-tile
   run_fp8({"mxfp8_e5m2", 9, 72, 256, kDense, Fmt::fp32, false, 3}, 6);  // small tiles, cp.async (scales too)
+  run_fp8({"mxfp8_e5m2", 70, 136, 200, kDense, Fmt::fp32, true, 3}, 11);  // large tiles (K % 16 != 0: no TMA)
+  run_fp8({"mxfp8_e4m3", 130, 130, 1040, kDense, Fmt::bf16, false, 3}, 12);  // warp-specialized, ring wraps
 }
 
 TEST(GemmGateSanitizer, W4a16Small) {
@@ -191,7 +193,8 @@ TEST(GemmGateSanitizer, W4a16Small) {
   run_w4({5, 50, 256, kDense, Fmt::bf16, true, 3, 16}, 7);   // decode (AR 16), cp.async (scales too)
   run_w4({6, 40, 352, kTc, Fmt::fp32, false, 3, 32}, 10);    // decode (AR 16), ragged k-tile
   run_w4({40, 70, 96, kTc, Fmt::fp32, false, 3, 64}, 8);     // decode (AR 64)
-  run_w4({130, 136, 224, kDense, Fmt::fp32, true, 3, 0}, 9);  // large, cp.async
+  run_w4({130, 136, 224, kDense, Fmt::fp32, true, 3, 0}, 9);  // warp-specialized (TMA), ring wraps
+  run_w4({70, 200, 72, kTc, Fmt::bf16, false, 3, 0}, 13);      // warp-specialized, ragged k-tile
 }
 
 // ---- the full gate ------------------------------------------------------------
@@ -285,6 +288,31 @@ TEST(GemmGate, W4a16Specials) {
   std::uint64_t seed = 600;
   for (int planted : {4, 40})
     for (Fmt out : {Fmt::fp32, Fmt::bf16}) run_w4({70, 140, 200, kDense, out, true, planted, 0}, seed++);
+}
+
+// The warp-specialized M > 64 kernels (TMA: rows of A, and of B for mxfp8,
+// 16-byte aligned, i.e. K % 16 == 0 for mxfp8 and K % 8 == 0 for w4a16 here):
+// ragged M, N and K against the tiles, rings that wrap, specials.
+TEST(GemmGate, Mxfp8WarpSpecialized) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 700;
+  for (const char* r : {"mxfp8_e4m3", "mxfp8_e5m2"})
+    for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{65, 129, 16}, {65, 129, 96},
+                           {130, 257, 528}, {257, 300, 1040}, {128, 128, 2048}, {200, 64, 48}})
+      run_fp8({r, m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0,
+               static_cast<int>(seed % 4 == 0 ? 40 : seed % 4)},
+              seed++);
+}
+
+TEST(GemmGate, W4a16WarpSpecialized) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 800;
+  for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{65, 129, 8}, {65, 129, 72},
+                         {130, 257, 520}, {257, 300, 1000}, {300, 130, 2048}, {512, 64, 96}})
+    for (int planted : {0, 4, 40})
+      for (int bn : {0, 128})  // the warp-specialized kernel and the one without TMA
+        run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0, planted, bn},
+               seed++);
 }
 
 TEST(GemmGate, Errors) {

@@ -15,6 +15,19 @@ constexpr int kFp8Kt = 128;
 struct Fp8Large {  // M > 64: 128 x 128 tiles, two warpgroups overlap wgmma and FMAs
   static constexpr int NWG = 2, BN = 128, ST = 5, GROUP = 8;
 };
+// M > 64 with A and B readable by TMA (16-byte aligned rows): the warp-
+// specialized kernel (gemm_mxfp8_ws.cu), 64 NC x 128 tiles, one block per SM:
+// a producer warpgroup (TMA, scale factors) and NC consumer warpgroups of 64
+// rows, each with acc (64 fp32) and two p buffers of PN / 2; ST stages, RS
+// code stages.
+template <int NC_, int PN_, int ST_, int CONSUMER_REGS_>
+struct Fp8WsT {
+  static constexpr int NC = NC_, PN = PN_, ST = ST_, RS = 4, GROUP = 8;
+  static constexpr int PRODUCER_REGS = 56, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg
+};
+// Measured on the H100 (bench/results/gemm-ws.md), 8192^3: NC 2, PN 128 371
+// TFLOP/s; NC 2, PN 64 323; NC 3, PN 64 (152 registers) 346.
+using Fp8Ws = Fp8WsT<2, 128, 6, 224>;
 struct Fp8Small {  // M <= 64 (decode): 64 x 64 tiles, more blocks
   static constexpr int NWG = 1, BN = 64, ST = 6, GROUP = 1;
 };
@@ -38,6 +51,17 @@ using W4Decode16 = W4<1, 1, 16, BN, 256, 4, 1>;  // M <= 16
 template <int BN>
 using W4Decode64 = W4<1, 1, 64, BN, 128, 4, 1>;  // 16 < M <= 64
 constexpr int kW4Group = 8;
+// M > 64 with A readable by TMA (16-byte aligned rows): the warp-specialized
+// kernel (gemm_w4a16_ws.cu), BM x BN tiles, one block per SM: NP producer
+// warpgroups (TMA of A, widening of B) and two consumer warpgroups of BM / 2
+// rows; ST stages of A + widened B, RS stages of packed B (cp.async, RS - 1
+// ahead). Measured on the H100 (bench/results/gemm-ws.md): 128 x 256 tiles
+// (twice the widening per MAC) were 25% slower than 256 x 128; NP = 2 gave
+// no measurable change against NP = 1 (490.5 vs 496.3 TFLOP/s, two calls).
+struct W4Ws {
+  static constexpr int BM = 256, BN = 128, KT = 64, ST = 4, RS = 5, NP = 2, GROUP = 8;
+  static constexpr int PRODUCER_REGS = 80, CONSUMER_REGS = 176;  // setmaxnreg
+};
 
 // Decode tile width: enough blocks for the SMs (no split-K: C11 fixes the
 // k order), but few enough that A (re-read by every block) stays cheap.

@@ -22,6 +22,7 @@
 #include "gemm/gemm_common.cuh"
 #include "gemm/gemm_config.hpp"
 #include "gemm/gemm_host.hpp"
+#include "gemm/gemm_ws.cuh"
 #include "gemm/wgmma_ops.cuh"
 #include "mx/error.hpp"
 
@@ -274,7 +275,7 @@ void mxfp8_gemm_launch(const Mxfp8GemmArgs& x, void* stream) {
   const bool e5 = x.elem == mx::Fmt::e5m2, bf = x.out == mx::Fmt::bf16;
   if (x.m <= 64) {
     launch_cfg<cfg::Fp8Small>(p, e5, bf, s);
-  } else {
+  } else if (!mxfp8_ws_launch(x, s)) {  // warp-specialized where TMA can read A and B
     launch_cfg<cfg::Fp8Large>(p, e5, bf, s);
   }
 }

@@ -28,6 +28,7 @@
 #include "gemm/gemm_common.cuh"
 #include "gemm/gemm_config.hpp"
 #include "gemm/gemm_host.hpp"
+#include "gemm/gemm_ws.cuh"
 #include "gemm/wgmma_ops.cuh"
 #include "mx/error.hpp"
 
@@ -271,6 +272,9 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
   p.c = x.c;
   p.d = x.d;
+  // M > 64: the warp-specialized kernel where TMA can read A (bn != 0 keeps
+  // the kernel below: the gate reaches both).
+  if (x.m > 64 && x.bn == 0 && w4a16_ws_launch(x, static_cast<cudaStream_t>(stream))) return;
   int bn = x.bn;
   if (bn == 0 && x.m <= 64) {
     static const int sms = [] {

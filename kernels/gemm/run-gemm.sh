@@ -96,7 +96,7 @@ fi
 if [ -n "${PROFILE:-}" ] && command -v ncu >/dev/null; then
   for job in "mxfp8 8192 8192 8192" "w4a16 8192 8192 8192" "w4a16 16 2048 7168"; do
     echo "### $job" >>"$OUT/ncu.txt"
-    timeout 60 ncu --clock-control none -c 1 -k regex:'mxfp8_kernel|w4a16_kernel' --section SpeedOfLight \
+    timeout 60 ncu --clock-control none -c 1 -k regex:'mxfp8_(ws_)?kernel|w4a16_(ws_)?kernel' --section SpeedOfLight \
       --section WarpStateStats --section ComputeWorkloadAnalysis --section Occupancy --section InstructionStats \
       --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,regex:sm__pipe_.*_cycles_active\.avg\.pct_of_peak_sustained_active,regex:sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active' \
       $BENCH time $job 1 >>"$OUT/ncu.txt" 2>&1

@@ -1,7 +1,9 @@
 // mxgemmbench.cpp - timing and model-distance harness for the C11 GEMMs
 // (kernels/gemm, reference/SPEC.md C11). Used by kernels/gemm/run-gemm.sh.
 //
-//   mxgemmbench time mxfp8|mxfp8_e5m2|w4a16 M N K [iters] [bn (w4a16 M <= 64: tile width)]
+//   mxgemmbench time mxfp8|mxfp8_e5m2|w4a16 M N K [iters] [bn (w4a16 M <= 64: tile width;
+//       w4a16 M > 64: 128 = the kernel without TMA; mxfp8: 1 = rows padded to K + 8 bytes, i.e. the
+//       M > 64 kernel without TMA)]
 //       one CSV line: kernel,M,N,K,us_per_call,tflops (device pointers,
 //       random codes, scales 120..134, bf16 out; median of 5 runs of `iters`
 //       back-to-back launches; B rotates over enough copies (>= 128 MB) that
@@ -105,9 +107,11 @@ int time_cmd(const std::string& kind, std::int64_t m, std::int64_t n, std::int64
       mxk::w4a16_gemm_launch(x);
     });
   } else {
-    const std::size_t bb = static_cast<std::size_t>(n * k), sbb = static_cast<std::size_t>(n * nkb);
+    // bn = 1: rows of K + 8 bytes, which TMA cannot read (the M > 64 kernel without TMA)
+    const std::int64_t ld = bn == 1 ? k + 8 : k;
+    const std::size_t bb = static_cast<std::size_t>(n * ld), sbb = static_cast<std::size_t>(n * nkb);
     const int nrot = rotations(bb + sbb);
-    auto* a = dev_random<std::uint8_t>(static_cast<std::size_t>(m * k), rng, gen_fp8);
+    auto* a = dev_random<std::uint8_t>(static_cast<std::size_t>(m * ld), rng, gen_fp8);
     auto* sa = dev_random<std::uint8_t>(static_cast<std::size_t>(m * nkb), rng, gen_scale);
     std::vector<std::uint8_t*> b, sb;
     for (int r = 0; r < nrot; ++r) {
@@ -117,11 +121,11 @@ int time_cmd(const std::string& kind, std::int64_t m, std::int64_t n, std::int64
     mxk::Mxfp8GemmArgs x;
     x.m = m; x.n = n; x.k = k;
     x.elem = kind == "mxfp8_e5m2" ? mx::Fmt::e5m2 : mx::Fmt::e4m3;
-    x.a = {a, k, sa, mx::ScaleLayout::dense};
+    x.a = {a, ld, sa, mx::ScaleLayout::dense};
     x.d = d;
     x.out = mx::Fmt::bf16;
     run(nrot, [&](int r) {
-      x.b = {b[static_cast<std::size_t>(r)], k, sb[static_cast<std::size_t>(r)], mx::ScaleLayout::dense};
+      x.b = {b[static_cast<std::size_t>(r)], ld, sb[static_cast<std::size_t>(r)], mx::ScaleLayout::dense};
       mxk::mxfp8_gemm_launch(x);
     });
   }

@@ -1,0 +1,264 @@
+// gemm_mxfp8_ws.cu - the warp-specialized MXFP8 GEMM for M > 64 on sm_90a,
+// bit for bit reference/SPEC.md C11 `mxfp8` (as gemm_mxfp8.cu: per 32-wide
+// k-block in increasing order one wgmma m64nNk32 from zero gives p, then
+// acc = fma(p, 2^(ea-127) * 2^(eb-127), acc) in fp32).
+//
+// A block owns a 128 x BN tile of D (cfg::Fp8Ws) and runs three warpgroups
+// (gemm_ws.cuh):
+// - warpgroup 0, the producer: one thread loads the k-tiles of A (128 rows)
+//   and B (BN rows), 128 bytes of K each, by TMA with the 128-byte swizzle
+//   into stage s (zero fill past M, N and K); all 128 threads copy the scale
+//   codes (one word of 4 k-blocks per row of A and of B) by cp.async RS - 1
+//   tiles ahead, turn those of stage s into fp32 powers of two, and arrive
+//   on full[s];
+// - warpgroups 1 and 2, the consumers: 64 rows each; per k-block one wgmma
+//   into one of two p buffers, the FMUL + FFMA of the fold while the next
+//   k-block's wgmma runs (the other consumer's wgmmas fill the gaps), and the stage released on
+//   empty[s] once its last fold is done.
+#include <cuda_runtime.h>
+
+#include <type_traits>
+#include <utility>
+
+#include "gemm/gemm_common.cuh"
+#include "gemm/gemm_config.hpp"
+#include "gemm/gemm_host.hpp"
+#include "gemm/gemm_ws.cuh"
+#include "gemm/wgmma_ops.cuh"
+#include "mx/error.hpp"
+
+namespace mxk::gemm {
+namespace {
+
+struct Fp8WsParams {
+  CUtensorMap a_map, b_map;  // [M][K] / [N][K] bytes, boxes of 128 x BM (A) / 128 x 128 (B)
+  std::int64_t m, n, k, nkb, mt, nt;
+  const std::uint8_t *sa, *sb;
+  bool tc_a, tc_b, vsc_a, vsc_b;
+  const float* c;
+  void* d;
+};
+
+template <class C>
+struct WsLayout {
+  static constexpr int BM = 64 * C::NC, BN = 128, KB = 4;  // k-tiles of 128 = 4 k-blocks
+  static constexpr int NS = KB * (BN / C::PN);           // wgmma steps per k-tile
+  static constexpr int SBW = BN / 4 + 4;                 // floats per (k-block, l % 4) row of B factors (padded)
+  static constexpr int A_BYTES = BM * 128, B_BYTES = BN * 128;
+  static constexpr int SA_BYTES = KB * BM * 4, SB_BYTES = KB * 4 * SBW * 4;
+  static constexpr int A0 = 0;  // A stages, B stages, factor stages, code ring, barriers
+  static constexpr int B0 = A0 + C::ST * A_BYTES, F0 = B0 + C::ST * B_BYTES;
+  static constexpr int F_STAGE = SA_BYTES + SB_BYTES;
+  static constexpr int CODES0 = F0 + C::ST * F_STAGE, CODE_STAGE = 4 * (BM + BN);
+  static constexpr int BAR0 = CODES0 + C::RS * CODE_STAGE;
+  static constexpr int BYTES = BAR0 + 2 * C::ST * 8;
+  static constexpr int THREADS = 128 * (1 + C::NC);
+  static_assert(A0 == 0 && BM <= 256 && (C::PN == 64 || C::PN == 128), "TMA box rows, p width");
+  static_assert(NS % 2 == 0, "the steps alternate between two p buffers; the last is in pb");
+  static_assert(A_BYTES % 1024 == 0 && B_BYTES % 1024 == 0 && F_STAGE % 16 == 0, "stage alignment");
+  static_assert(128 * C::PRODUCER_REGS + 128 * C::NC * C::CONSUMER_REGS <= 65536, "register file");
+  static_assert(BYTES <= 227 * 1024, "shared memory");
+};
+
+template <class C, bool E5M2, bool BF16>
+__global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const __grid_constant__ Fp8WsParams p) {
+#ifdef MXK_GEMM_HAVE_WGMMA
+  using L = WsLayout<C>;
+  constexpr int BN = L::BN, BM = L::BM, PN = C::PN, R = BN / 2, PR = PN / 2;
+  extern __shared__ __align__(1024) std::uint8_t smem[];
+  auto* full = reinterpret_cast<std::uint64_t*>(smem + L::BAR0);
+  auto* empty = full + C::ST;
+  const int tid = static_cast<int>(threadIdx.x), wg = tid >> 7;
+  std::int64_t tm, tn;
+  tile_of_block(p.mt, p.nt, C::GROUP, tm, tn);
+  const std::int64_t m0 = tm * BM, n0 = tn * BN;
+  const std::int64_t ntiles = (p.nkb + L::KB - 1) / L::KB;
+  if (tid == 0) {
+    for (int s = 0; s < C::ST; ++s) {
+      mbar_init(&full[s], 128 + 1);  // the producer's threads + the TMA's expect_tx arrival
+      mbar_init(&empty[s], 128 * C::NC);  // every consumer thread
+    }
+    mbar_init_fence();
+    tma_prefetch_map(&p.a_map);
+    tma_prefetch_map(&p.b_map);
+  }
+  __syncthreads();
+
+  if (wg == 0) {  // ---- producer: TMA of A and B; scale codes -> fp32 factors ----
+    regs_dec<C::PRODUCER_REGS>();
+    constexpr int AR = (BM + 127) / 128;  // rows of A per thread: tid, tid + 128
+    auto* codes = reinterpret_cast<std::uint32_t*>(smem + L::CODES0);
+    auto load_codes = [&](std::int64_t kt) {
+      std::uint32_t* c = codes + (kt % C::RS) * (BM + BN);
+#pragma unroll
+      for (int i = 0; i < AR; ++i) {
+        const int r = tid + 128 * i;
+        if (r < BM && m0 + r < p.m) load_codes4(c + r, p.sa, p.tc_a, p.vsc_a, m0 + r, kt * L::KB, p.nkb);
+      }
+      if (n0 + tid < p.n) load_codes4(c + BM + tid, p.sb, p.tc_b, p.vsc_b, n0 + tid, kt * L::KB, p.nkb);
+    };
+#pragma unroll
+    for (int s = 0; s < C::RS - 1; ++s) {
+      if (s < ntiles) load_codes(s);
+      cp_async_commit();
+    }
+    const int ob = ((tid >> 1) & 3) * L::SBW + 2 * (tid >> 3) + (tid & 1);  // B row tid's permuted slot
+    for (std::int64_t kt = 0; kt < ntiles; ++kt) {
+      const int s = static_cast<int>(kt % C::ST);
+      const auto use = static_cast<std::uint32_t>(kt / C::ST);
+      cp_async_wait<C::RS - 2>();  // codes of tile kt landed (each thread reads only what it copied)
+      if (kt + C::RS - 1 < ntiles) load_codes(kt + C::RS - 1);
+      cp_async_commit();
+      if (kt >= C::ST) mbar_wait(&empty[s], (use - 1) & 1);  // the consumers are done with stage s
+      if (tid == 0) {
+        mbar_arrive_tx(&full[s], L::A_BYTES + L::B_BYTES);
+        const auto k0 = static_cast<std::int32_t>(kt * 128);
+        tma_load_2d(smem + L::A0 + s * L::A_BYTES, &p.a_map, k0, static_cast<std::int32_t>(m0), &full[s]);
+        tma_load_2d(smem + L::B0 + s * L::B_BYTES, &p.b_map, k0, static_cast<std::int32_t>(n0), &full[s]);
+      }
+      // Factors: A rows as [k-block][row], B rows permuted so that a consumer
+      // thread reads its columns' factors with float4 loads (rows past M / N:
+      // their factors only reach D elements that are never stored).
+      const std::uint32_t* c = codes + (kt % C::RS) * (BM + BN);
+      auto* fa = reinterpret_cast<float*>(smem + L::F0 + s * L::F_STAGE);
+      auto* fb = reinterpret_cast<float*>(smem + L::F0 + s * L::F_STAGE + L::SA_BYTES);
+#pragma unroll
+      for (int i = 0; i < AR; ++i) {
+        const int r = tid + 128 * i;
+        if (r < BM) {
+          const std::uint32_t wa = m0 + r < p.m ? c[r] : 0u;
+#pragma unroll
+          for (int j = 0; j < L::KB; ++j) fa[j * BM + r] = ue8m0_f32((wa >> (8 * j)) & 0xFFu);
+        }
+      }
+      const std::uint32_t wb = n0 + tid < p.n ? c[BM + tid] : 0u;
+#pragma unroll
+      for (int j = 0; j < L::KB; ++j) fb[j * 4 * L::SBW + ob] = ue8m0_f32((wb >> (8 * j)) & 0xFFu);
+      mbar_arrive(&full[s]);
+    }
+    cp_async_wait_all();
+    return;
+  }
+
+  // ---- consumers: 64 rows each ----
+  regs_inc<C::CONSUMER_REGS>();
+  const int cw = wg - 1, l = tid & 31, w = (tid >> 5) & 3;
+  const FragPos fp(m0 + 64 * cw, n0);
+  const int arow = 64 * cw + 16 * w + (l >> 2);  // this thread's first row within the block tile
+  float acc[R], pa[PR], pb[PR];
+  frag_init(acc, fp, p.c, p.m, p.n);
+  // Step q of the k-tile in stage s: k-block q / H, column part q % H (H =
+  // 128 / PN), from zero into d.
+  constexpr int H = BN / PN;
+  auto mma = [&](int s, int q, float(&d)[PR]) {
+    const int j = q / H, h = q % H;
+    const std::uint64_t da = smem_desc_sw128(smem + L::A0 + s * L::A_BYTES + 64 * 128 * cw + 32 * j);
+    const std::uint64_t db = smem_desc_sw128(smem + L::B0 + s * L::B_BYTES + PN * 128 * h + 32 * j);
+    wgmma_fence();
+    if constexpr (E5M2) {
+      Wgmma<PN>::e5m2_zero(d, da, db);
+    } else {
+      Wgmma<PN>::e4m3_zero(d, da, db);
+    }
+    wgmma_commit();
+  };
+  // acc = fma(p, sa * sb, acc) over the columns of step q (k order per element).
+  auto fold = [&](int s, std::int64_t kt, int q, float(&d)[PR]) {
+#pragma unroll
+    for (int i = 0; i < PR; ++i) pin(d[i]);
+    const int j = q / H, h = q % H;
+    if (kt * L::KB + j >= p.nkb) return;  // k-blocks past K are not in the model
+    const float* fa = reinterpret_cast<const float*>(smem + L::F0 + s * L::F_STAGE);
+    const float* fb = reinterpret_cast<const float*>(smem + L::F0 + s * L::F_STAGE + L::SA_BYTES) + (l & 3) * L::SBW;
+    const float sa0 = fa[j * BM + arow], sa1 = fa[j * BM + arow + 8];
+#pragma unroll
+    for (int t = 0; t < PN / 16; ++t) {  // 16-column group t of this part
+      const int tg = t + h * (PN / 16);
+      const float4 sbv = *reinterpret_cast<const float4*>(fb + j * 4 * L::SBW + 4 * tg);
+      const float sbs[4] = {sbv.x, sbv.y, sbv.z, sbv.w};
+#pragma unroll
+      for (int u = 0; u < 8; ++u) {  // values 8t + u: column pair 2t + (u >> 2), row half (u >> 1) & 1
+        const int i = 8 * t + u;
+        const float sc = mul_rn((u >> 1) & 1 ? sa1 : sa0, sbs[2 * (u >> 2) + (u & 1)]);
+        acc[i + PR * h] = fma_rn(d[i], sc, acc[i + PR * h]);
+      }
+    }
+  };
+  // One k-tile: steps 0 .. NS - 1 alternate between pa and pb; the wgmma of
+  // step q + 1 is in flight while step q is folded.
+  auto step = [&](int s, std::int64_t kt, auto qc) {
+    constexpr int q = decltype(qc)::value;  // 1 .. NS - 1
+    if constexpr (q & 1) {
+      mma(s, q, pb);
+      wgmma_wait<1>();
+      fold(s, kt, q - 1, pa);
+    } else {
+      mma(s, q, pa);
+      wgmma_wait<1>();
+      fold(s, kt, q - 1, pb);
+    }
+  };
+  for (std::int64_t kt = 0; kt < ntiles; ++kt) {
+    const int s = static_cast<int>(kt % C::ST);
+    mbar_wait(&full[s], static_cast<std::uint32_t>(kt / C::ST) & 1);
+    mma(s, 0, pa);
+    [&]<int... Q>(std::integer_sequence<int, Q...>) {
+      (step(s, kt, std::integral_constant<int, Q + 1>{}), ...);
+    }(std::make_integer_sequence<int, L::NS - 1>{});
+    wgmma_wait<0>();
+    fold(s, kt, L::NS - 1, pb);
+    mbar_arrive(&empty[s]);  // this thread is done with stage s (its wgmmas and factor reads)
+  }
+  frag_store<BF16>(acc, fp, p.d, p.m, p.n);
+#else
+  (void)p;
+  __trap();
+#endif
+}
+
+template <class C, bool E5M2, bool BF16>
+void launch(const Fp8WsParams& p, cudaStream_t stream) {
+  using L = WsLayout<C>;
+  auto* kern = mxfp8_ws_kernel<C, E5M2, BF16>;
+  static const cudaError_t attr = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES);
+  check_cuda(attr, "mxfp8 (warp-specialized) smem attribute");
+  kern<<<static_cast<unsigned>(p.mt * p.nt), L::THREADS, L::BYTES, stream>>>(p);
+  check_cuda(cudaGetLastError(), "mxfp8_ws_kernel launch");
+}
+
+template <class C>
+bool launch_cfg(const Mxfp8GemmArgs& x, cudaStream_t stream) {
+  using L = WsLayout<C>;
+  Fp8WsParams p{};
+  if (!make_tma_map_2d(&p.a_map, x.a.data, 1, x.m, x.k, x.a.ld, 128, L::BM) ||
+      !make_tma_map_2d(&p.b_map, x.b.data, 1, x.n, x.k, x.b.ld, 128, L::BN))
+    return false;
+  p.m = x.m;
+  p.n = x.n;
+  p.k = x.k;
+  p.nkb = (x.k + 31) / 32;
+  p.sa = x.a.scales;
+  p.sb = x.b.scales;
+  p.tc_a = check_layout(x.a.layout);
+  p.tc_b = check_layout(x.b.layout);
+  p.vsc_a = (p.tc_a || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sa) % 4 == 0;
+  p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
+  p.c = x.c;
+  p.d = x.d;
+  p.mt = (p.m + L::BM - 1) / L::BM;
+  p.nt = (p.n + L::BN - 1) / L::BN;
+  if (p.mt * p.nt > 0x7FFFFFFF) throw mx::ShapeError("mxfp8 GEMM: too many tiles");
+  const bool e5 = x.elem == mx::Fmt::e5m2, bf = x.out == mx::Fmt::bf16;
+  if (e5) {
+    bf ? launch<C, true, true>(p, stream) : launch<C, true, false>(p, stream);
+  } else {
+    bf ? launch<C, false, true>(p, stream) : launch<C, false, false>(p, stream);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::Fp8Ws>(x, stream); }
+
+}  // namespace mxk::gemm

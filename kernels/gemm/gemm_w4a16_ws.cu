@@ -1,0 +1,261 @@
+// gemm_w4a16_ws.cu - the warp-specialized w4a16 GEMM for M > 64 on sm_90a,
+// bit for bit reference/SPEC.md C11 `w4a16` (the same widening and the same
+// k-ordered chain of bf16 wgmma m64nNk16 steps into an fp32 accumulator as
+// gemm_w4a16.cu, so D does not depend on which kernel ran).
+//
+// A block owns a BM x BN tile of D (cfg::W4Ws: 256 x 128) and runs NP + 2
+// warpgroups (gemm_ws.cuh):
+// - warpgroups 0 .. NP - 1, the producers: one thread loads A's k-tile (BM x
+//   64 bf16) by TMA with the 128-byte swizzle into stage s of the ring (zero
+//   fill past M and K); every producer thread copies its 32-element chunks of
+//   B's packed k-tile and their scale-code words by cp.async into a raw ring
+//   RS - 1 tiles ahead, widens them (the C11 widening of widen32; +0 past K)
+//   into stage s as bf16, fences the stores for the async proxy and arrives
+//   on full[s] (widening is the producers' bulk of work: NP = 2 share it);
+// - the last two warpgroups, the consumers: BM / 2 rows each (MI m64nBN row
+//   tiles), wait on full[s], issue the 4 k-steps, keep one k-tile of wgmma in
+//   flight, and arrive on empty[s] of the previous k-tile (every thread: its
+//   reads are then ordered before the producer's next writes).
+// Every tile issues all its k-steps: steps past ceil(K / 16) have only zero
+// products (A is zero past K by TMA, B's padding is +0), which leave the
+// accumulator unchanged under the model (C11_W4a16.ExtraZeroStepsAreNoOps).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "gemm/gemm_common.cuh"
+#include "gemm/gemm_config.hpp"
+#include "gemm/gemm_host.hpp"
+#include "gemm/gemm_ws.cuh"
+#include "gemm/wgmma_ops.cuh"
+#include "mx/error.hpp"
+
+namespace mxk::gemm {
+namespace {
+
+struct W4WsParams {
+  CUtensorMap a_map;  // A [M][K] bf16, boxes of 64 x BM, 128-byte swizzle
+  std::int64_t m, n, k, nkb, mt, nt;
+  const std::uint8_t *b, *sb;
+  std::int64_t ldb;
+  bool tc_b, vec_b, vsc_b;
+  const float* c;
+  void* d;
+};
+
+template <class C>
+struct WsLayout {
+  static constexpr int KB = C::KT / 32;                    // k-blocks per k-tile (2)
+  static constexpr int MI = C::BM / 128;                   // m64 row tiles per consumer warpgroup
+  static constexpr int PT = 128 * C::NP;                   // producer threads
+  static constexpr int TASKS = C::BN * KB, TPT = TASKS / PT;  // 32-element chunks of B per k-tile, per thread
+  static constexpr int A_BYTES = C::BM * C::KT * 2;         // per stage, 128-byte rows
+  static constexpr int WB_BYTES = C::BN * C::KT * 2;        // widened B per stage: KT / 16 slices
+  static constexpr int RAW_BYTES = TASKS * 16;              // packed B per raw stage: [KB][BN][16]
+  static constexpr int RAW_STAGE = RAW_BYTES + 4 * TASKS;   // + the row's scale-code word per chunk
+  static constexpr int A0 = 0;  // A stages, then widened B stages, raw stages, barriers
+  static constexpr int WB0 = C::ST * A_BYTES, RAW0 = WB0 + C::ST * WB_BYTES;
+  static constexpr int BAR0 = RAW0 + C::RS * RAW_STAGE;
+  static constexpr int BYTES = BAR0 + 2 * C::ST * 8;
+  static constexpr int THREADS = PT + 256;
+  static_assert(C::KT == 64 && A0 == 0, "one 128-byte swizzle span of bf16 per k-tile; one code word covers it");
+  static_assert(TPT * PT == TASKS, "whole chunks per producer thread");
+  static_assert(C::BM % 128 == 0 && MI * C::BN == 256, "consumers: 2 x MI x m64nBN, 128 fp32 each");
+  static_assert(PT * C::PRODUCER_REGS + 256 * C::CONSUMER_REGS <= 65536, "register file");
+  static_assert(A_BYTES % 1024 == 0 && WB_BYTES % 1024 == 0 && RAW_STAGE % 16 == 0, "stage alignment");
+  static_assert(BYTES <= 227 * 1024, "shared memory");
+};
+
+#ifdef MXK_GEMM_HAVE_WGMMA
+// Producer: chunk t of B's packed k-tile kt (row t % BN, k-block t / BN) and
+// the code word of that row holding its k-blocks into raw stage `st`.
+template <class C>
+__device__ __forceinline__ void load_raw(std::uint8_t* st, const W4WsParams& p, const std::uint8_t* brow, bool lb,
+                                         std::int64_t n, std::int64_t kt, int t) {
+  using L = WsLayout<C>;
+  if (!lb) return;
+  const std::int64_t kc = kt * C::KT + 32 * (t / C::BN);
+  if (p.vec_b && kc + 32 <= p.k) {
+    cp_async16(st + t * 16, brow + kc / 2);
+  } else {
+    load16(st + t * 16, brow + kc / 2, (p.k - kc + 1) / 2, p.vec_b, p.b);
+  }
+  const std::int64_t kb4 = (kt * L::KB) & ~std::int64_t{3};
+  if (kb4 < p.nkb)
+    load_codes4(reinterpret_cast<std::uint32_t*>(st + L::RAW_BYTES) + t, p.sb, p.tc_b, p.vsc_b, n, kb4, p.nkb);
+}
+#endif
+
+template <class C, bool BF16>
+__global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const __grid_constant__ W4WsParams p) {
+#ifdef MXK_GEMM_HAVE_WGMMA
+  using L = WsLayout<C>;
+  constexpr int BN = C::BN, MI = L::MI, TPT = L::TPT;
+  extern __shared__ __align__(1024) std::uint8_t smem[];
+  auto* full = reinterpret_cast<std::uint64_t*>(smem + L::BAR0);
+  auto* empty = full + C::ST;
+  const int tid = static_cast<int>(threadIdx.x), wg = tid >> 7;
+  std::int64_t tm, tn;
+  tile_of_block(p.mt, p.nt, C::GROUP, tm, tn);
+  const std::int64_t m0 = tm * C::BM, n0 = tn * BN;
+  const std::int64_t ntiles = (p.k + C::KT - 1) / C::KT;
+  if (tid == 0) {
+    for (int s = 0; s < C::ST; ++s) {
+      mbar_init(&full[s], L::PT + 1);  // the producer threads + the TMA's expect_tx arrival
+      mbar_init(&empty[s], 256);       // every consumer thread
+    }
+    mbar_init_fence();
+    tma_prefetch_map(&p.a_map);
+  }
+  __syncthreads();
+
+  if (wg < C::NP) {  // ---- producers: TMA of A, cp.async + widening of B (chunks tid + PT i) ----
+    regs_dec<C::PRODUCER_REGS>();
+    const std::uint8_t* brow[TPT];
+    bool lb[TPT];
+#pragma unroll
+    for (int i = 0; i < TPT; ++i) {
+      const std::int64_t n = n0 + (tid + L::PT * i) % BN;
+      lb[i] = n < p.n;
+      brow[i] = p.b + (lb[i] ? n * p.ldb : 0);
+    }
+    std::uint8_t* raw = smem + L::RAW0;
+    auto load = [&](std::int64_t kt) {
+#pragma unroll
+      for (int i = 0; i < TPT; ++i) {
+        const int t = tid + L::PT * i;
+        load_raw<C>(raw + (kt % C::RS) * L::RAW_STAGE, p, brow[i], lb[i], n0 + t % BN, kt, t);
+      }
+    };
+#pragma unroll
+    for (int s = 0; s < C::RS - 1; ++s) {
+      if (s < ntiles) load(s);
+      cp_async_commit();
+    }
+    for (std::int64_t kt = 0; kt < ntiles; ++kt) {
+      const int s = static_cast<int>(kt % C::ST);
+      const auto use = static_cast<std::uint32_t>(kt / C::ST);
+      cp_async_wait<C::RS - 2>();  // raw tile kt landed (each thread reads only what it copied)
+      if (kt + C::RS - 1 < ntiles) load(kt + C::RS - 1);
+      cp_async_commit();
+      if (kt >= C::ST) mbar_wait(&empty[s], (use - 1) & 1);  // the consumers are done with stage s
+      if (tid == 0) {
+        mbar_arrive_tx(&full[s], L::A_BYTES);
+        tma_load_2d(smem + L::A0 + s * L::A_BYTES, &p.a_map, static_cast<std::int32_t>(kt * C::KT),
+                    static_cast<std::int32_t>(m0), &full[s]);
+      }
+      const std::uint8_t* rst = raw + (kt % C::RS) * L::RAW_STAGE;
+      std::uint8_t* wb = smem + L::WB0 + s * L::WB_BYTES;
+      const int sh = static_cast<int>(8 * ((kt * L::KB) & 3));
+      const bool inside = (kt + 1) * C::KT <= p.k;  // no element past K: no masking
+#pragma unroll
+      for (int i = 0; i < TPT; ++i) {  // chunk t: row r, k-block kb, 32 elements
+        const int t = tid + L::PT * i, r = t % BN, kb = t / BN;
+        const std::uint32_t word = reinterpret_cast<const std::uint32_t*>(rst + L::RAW_BYTES)[t];
+        const uint4 rv = *reinterpret_cast<const uint4*>(rst + t * 16);
+        const std::uint32_t f2 = ue8m0_bf16x2((word >> (sh + 8 * kb)) & 0xFFu);
+        std::uint8_t* dst = wb + 2 * kb * BN * 32;
+        auto store = [&](int q, uint4 v) {
+          *reinterpret_cast<uint4*>(dst + (q >> 1) * BN * 32 + core_off(r, q & 1)) = v;
+        };
+        if (inside) {
+          widen32(rv, f2, 32, store);
+        } else {
+          widen32(rv, f2, p.k - (kt * C::KT + 32 * kb), store);
+        }
+      }
+      fence_proxy_async();  // the widened stores, then the wgmmas (async proxy) read them
+      mbar_arrive(&full[s]);
+    }
+    cp_async_wait_all();
+    return;
+  }
+
+  // ---- consumers: BM / 2 rows each, MI m64nBN row tiles ----
+  regs_inc<C::CONSUMER_REGS>();
+  const int cw = wg - C::NP;
+  float acc[MI][BN / 2];
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+    frag_init(acc[mi], FragPos(m0 + 64 * (MI * cw + mi), n0), p.c, p.m, p.n);
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) pin(acc[mi][i]);
+  }
+  auto tile = [&](std::int64_t kt, auto first) {
+    const int s = static_cast<int>(kt % C::ST);
+    mbar_wait(&full[s], static_cast<std::uint32_t>(kt / C::ST) & 1);
+    const std::uint8_t* a = smem + L::A0 + s * L::A_BYTES + 64 * 128 * MI * cw;
+    const std::uint8_t* wb = smem + L::WB0 + s * L::WB_BYTES;
+    wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < C::KT / 16; ++k) {
+      const std::uint64_t db = smem_desc(wb + k * BN * 32);
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi) Wgmma<BN>::bf16(acc[mi], smem_desc_sw128(a + 64 * 128 * mi + 32 * k), db, 1);
+    }
+    wgmma_commit();
+    if constexpr (decltype(first)::value) {
+      wgmma_wait<0>();
+    } else {
+      wgmma_wait<1>();  // the k-tile before this one is complete: release its stage
+      mbar_arrive(&empty[(kt - 1) % C::ST]);
+    }
+  };
+  // The first k-tile is peeled (its wgmmas retire before the loop) so that
+  // ptxas sees no non-wgmma definition of the accumulators reaching an open
+  // wgmma (it would serialize every wgmma: C7515).
+  if (ntiles > 0) tile(0, std::true_type{});
+  for (std::int64_t kt = 1; kt < ntiles; ++kt) tile(kt, std::false_type{});
+  wgmma_wait<0>();
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) pin(acc[mi][i]);
+    frag_store<BF16>(acc[mi], FragPos(m0 + 64 * (MI * cw + mi), n0), p.d, p.m, p.n);
+  }
+#else
+  (void)p;
+  __trap();
+#endif
+}
+
+template <class C, bool BF16>
+void launch(const W4WsParams& p0, cudaStream_t stream) {
+  using L = WsLayout<C>;
+  W4WsParams p = p0;
+  p.mt = (p.m + C::BM - 1) / C::BM;
+  p.nt = (p.n + C::BN - 1) / C::BN;
+  if (p.mt * p.nt > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
+  auto* kern = w4a16_ws_kernel<C, BF16>;
+  static const cudaError_t attr = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES);
+  check_cuda(attr, "w4a16 (warp-specialized) smem attribute");
+  kern<<<static_cast<unsigned>(p.mt * p.nt), L::THREADS, L::BYTES, stream>>>(p);
+  check_cuda(cudaGetLastError(), "w4a16_ws_kernel launch");
+}
+
+template <class C>
+bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
+  W4WsParams p{};
+  if (!make_tma_map_2d(&p.a_map, x.a, 2, x.m, x.k, x.lda * 2, C::KT, C::BM)) return false;
+  p.m = x.m;
+  p.n = x.n;
+  p.k = x.k;
+  p.nkb = (x.k + 31) / 32;
+  p.b = x.b.data;
+  p.ldb = x.b.ld;
+  p.sb = x.b.scales;
+  p.tc_b = check_layout(x.b.layout);
+  p.vec_b = p.ldb % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.b) % 16 == 0;
+  p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
+  p.c = x.c;
+  p.d = x.d;
+  x.out == mx::Fmt::bf16 ? launch<C, true>(p, stream) : launch<C, false>(p, stream);
+  return true;
+}
+
+}  // namespace
+
+bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::W4Ws>(x, stream); }
+
+}  // namespace mxk::gemm
