@@ -5,8 +5,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "common/launch.hpp"
+#include "common/row_select.hpp"
 #include "common/tiles.cuh"
 #include "mx/error.hpp"
 
@@ -35,6 +37,66 @@ inline int grid_for(std::int64_t work_items, int per_block) {
 }
 
 template <class In, class Q>
+void launch_rowwise_ring(const In* x, const dev::Params& p, std::int64_t nch, int forced, cudaStream_t s) {
+  const std::int64_t rows = p.batch * p.M;
+  const std::int64_t gx = (rows + dev::kRowWarps - 1) / dev::kRowWarps;
+  if (gx > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many rows for one launch");
+  // Up to kRowMaxChunks<BITS> chunks per warp (pipelined), fewer where that
+  // would leave fewer than kRowMinCtas CTAs (small tensors want every SM busy).
+  const std::int64_t cpw = forced > 0 ? forced : std::clamp<std::int64_t>(gx * nch / dev::kRowMinCtas, 1, dev::kRowMaxChunks<Q::BITS>);
+  const std::int64_t gy = std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535);
+  // 48 KB cp.async ring per CTA, 64 registers: 4 CTAs per SM want the
+  // largest shared-memory carveout (a hint; set once per instantiation).
+  static const bool carveout_set = [] {
+    if (cudaFuncSetAttribute(dev::k_rowwise<In, Q>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             static_cast<int>(cudaSharedmemCarveoutMaxShared)) != cudaSuccess) {
+      cudaGetLastError();  // only a hint: the launch works without it
+    }
+    return true;
+  }();
+  (void)carveout_set;
+  dev::k_rowwise<In, Q><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), 256, 0, s>>>(x, p);
+}
+
+// ---- rowwise (rowwise.cuh) -------------------------------------------------------
+// g_row_kernel (benchmark probes, mxbench --row-kernel): 0 = automatic
+// (k_rowstream), 1 = the cp.async ring k_rowwise (bf16); for bf16 e4m3 only:
+// 2 = k_rowstream with 3 CTAs/SM (80 registers), 3 = with the L2::256B
+// prefetch hint, 4 = with half the chunk (U/2).
+template <class In, class Q>
+void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
+  constexpr std::int64_t CH = dev::RowShape<In>::CH;
+  const std::int64_t rows = p.batch * p.M;
+  const std::int64_t nch = (p.K + CH - 1) / CH;
+  const int forced = g_work_split.load();
+  const int probe = g_row_kernel.load();
+  if constexpr (std::is_same_v<In, __nv_bfloat16>) {
+    if (probe == 1) return launch_rowwise_ring<In, Q>(x, p, nch, forced, s);
+  }
+  // k_rowstream: kStreamChunks chunks per warp (or the forced split), 8
+  // warps per CTA, or 2 where 8 would leave under kStreamMinCtasPerSm CTAs
+  // per SM (small tensors want every SM busy).
+  const std::int64_t items = rows * nch;
+  const std::int64_t cpw = forced > 0 ? forced : dev::kStreamChunks;
+  int nw = dev::kStreamWarps;
+  if ((items + nw * cpw - 1) / (nw * cpw) < static_cast<std::int64_t>(dev::kStreamMinCtasPerSm) * device_sm_count()) {
+    nw = dev::kStreamWarpsSmall;
+  }
+  const std::int64_t grid = (items + nw * cpw - 1) / (nw * cpw);
+  if (grid > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many row chunks for one launch");
+  const unsigned g = static_cast<unsigned>(grid), b = static_cast<unsigned>(32 * nw);
+  if constexpr (std::is_same_v<In, __nv_bfloat16> && std::is_same_v<Q, dev::MxQ<dev::kE4M3, true>>) {
+    if (probe == 2) return dev::k_rowstream<In, Q, 3><<<g, b, 0, s>>>(x, p, nch, static_cast<int>(cpw));
+    if (probe == 3) return dev::k_rowstream<In, Q, dev::kStreamCtasPerSm, dev::RowU<In>::U, true><<<g, b, 0, s>>>(x, p, nch, static_cast<int>(cpw));
+    if (probe == 4) {  // half the chunk: twice the items
+      const std::int64_t n2 = (p.K + CH / 2 - 1) / (CH / 2), i2 = rows * n2, g2 = (i2 + nw * cpw - 1) / (nw * cpw);
+      return dev::k_rowstream<In, Q, dev::kStreamCtasPerSm, dev::RowU<In>::U / 2><<<static_cast<unsigned>(g2), b, 0, s>>>(x, p, n2, static_cast<int>(cpw));
+    }
+  }
+  dev::k_rowstream<In, Q><<<g, b, 0, s>>>(x, p, nch, static_cast<int>(cpw));
+}
+
+template <class In, class Q>
 void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
   const bool c8 = q.packing == mx::Packing::container8;
   dev::Params p{};
@@ -53,27 +115,7 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
   const In* x = static_cast<const In*>(q.x);
   if (q.batch * q.M * q.K == 0) return;
   if (q.do_row && !q.do_col) {
-    constexpr std::int64_t CH = 256 * dev::RowU<In>::U;
-    const std::int64_t rows = q.batch * q.M;
-    const std::int64_t gx = (rows + dev::kRowWarps - 1) / dev::kRowWarps;
-    if (gx > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many rows for one launch");
-    // Up to kRowMaxChunks<BITS> chunks per warp (pipelined), fewer where that
-    // would leave fewer than kRowMinCtas CTAs (small tensors want every SM busy).
-    const std::int64_t nch = (q.K + CH - 1) / CH;
-    const int forced = g_work_split.load();
-    const std::int64_t cpw = forced > 0 ? forced : std::clamp<std::int64_t>(gx * nch / dev::kRowMinCtas, 1, dev::kRowMaxChunks<Q::BITS>);
-    const std::int64_t gy = std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535);
-    // 48 KB cp.async ring per CTA, 64 registers: 4 CTAs per SM want the
-    // largest shared-memory carveout (a hint; set once per instantiation).
-    static const bool carveout_set = [] {
-      if (cudaFuncSetAttribute(dev::k_rowwise<In, Q>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                               static_cast<int>(cudaSharedmemCarveoutMaxShared)) != cudaSuccess) {
-        cudaGetLastError();  // only a hint: the launch works without it
-      }
-      return true;
-    }();
-    (void)carveout_set;
-    dev::k_rowwise<In, Q><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), 256, 0, s>>>(x, p);
+    launch_rowwise<In, Q>(x, p, s);
   } else {
     // 128-row tiles unless they would leave fewer than ~2 waves of CTAs
     // (2 x SMs x 3 resident CTAs): then 32-row tiles, 4x more CTAs with a
