@@ -1,12 +1,11 @@
-// gpu_gate_row_test.cpp - the `gpu` gate for paths of the rowwise and NVFP4
-// work (issue 9) that the random and special inputs reach rarely: the
-// torchao-order NVFP4 quotient (kernels/nvfp4/nvfp4_quant.cuh) takes the
-// exact division only near an e2m1 decision boundary, for tiny or NaN
-// quotients, and for whole blocks whose divisor is outside [2^-126, 2^126];
-// these inputs put quotients exactly on, and a few fp32/bf16 steps either
-// side of, every boundary, plus tiny values and a tensor whose global amax
-// makes the divisors subnormal. Both NVFP4 orders, every configuration and
-// packing (the colwise/fused kernels use the same block quantizer).
+// gpu_gate_row_test.cpp - the `gpu` gate, inputs for the NVFP4 block
+// quantizer (issue 9) that the random and special inputs reach rarely:
+// quotients x / total exactly on, and a few fp32/bf16 steps either side of,
+// every e2m1 decision boundary (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5) for
+// divisors 2^-3 .. 2^5, zeros and tiny values, and a tensor whose global
+// amax makes per_tensor_scale and the divisors subnormal. Both NVFP4 orders,
+// every configuration and packing (rowwise, colwise and fused kernels share
+// the block quantizer).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -59,10 +59,9 @@ void launch_rowwise_ring(const In* x, const dev::Params& p, std::int64_t nch, in
 }
 
 // ---- rowwise (rowwise.cuh) -------------------------------------------------------
-// g_row_kernel (benchmark probes, mxbench --row-kernel): 0 = automatic
-// (k_rowstream), 1 = the cp.async ring k_rowwise (bf16); for bf16 e4m3 only:
-// 2 = k_rowstream with 3 CTAs/SM (80 registers), 3 = with the L2::256B
-// prefetch hint, 4 = with half the chunk (U/2).
+// g_row_kernel (benchmark probes, mxbench --row-kernel): 0 = automatic, 1 =
+// the cp.async ring k_rowwise (bf16), 2/3/4 = k_rowstream with the warp map
+// forced to kMapFlat / kMapRows / kMapSector.
 template <class In, class Q>
 void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   constexpr std::int64_t CH = dev::RowShape<In>::CH;
@@ -73,27 +72,35 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   if constexpr (std::is_same_v<In, __nv_bfloat16>) {
     if (probe == 1) return launch_rowwise_ring<In, Q>(x, p, nch, forced, s);
   }
-  // k_rowstream: kStreamChunks chunks per warp (or the forced split), 8
-  // warps per CTA, or 2 where 8 would leave under kStreamMinCtasPerSm CTAs
-  // per SM (small tensors want every SM busy).
-  const std::int64_t items = rows * nch;
+  // k_rowstream: the warp map by scale layout (kStreamMap*), kStreamChunks
+  // chunks per warp (or the forced split), 8 warps per CTA, or 2 where 8
+  // would leave under kStreamMinCtasPerSm CTAs per SM (small tensors want
+  // every SM busy).
+  const int map = probe >= 2 && probe <= 4 ? probe - 2
+                  : p.row.layout == dev::kTcgen05 ? dev::kStreamMapTcgen05 : dev::kStreamMapDense;
   const std::int64_t cpw = forced > 0 ? forced : dev::kStreamChunks;
-  int nw = dev::kStreamWarps;
-  if ((items + nw * cpw - 1) / (nw * cpw) < static_cast<std::int64_t>(dev::kStreamMinCtasPerSm) * device_sm_count()) {
-    nw = dev::kStreamWarpsSmall;
+  const std::int64_t min_ctas = static_cast<std::int64_t>(dev::kStreamMinCtasPerSm) * device_sm_count();
+  auto ctas = [&](int nw) {
+    if (map == dev::kMapFlat) return (rows * nch + nw * cpw - 1) / (nw * cpw);
+    const std::int64_t gx = map == dev::kMapRows ? (rows + nw - 1) / nw : ((rows + 127) / 128) * (128 / nw);
+    return gx * std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535);
+  };
+  const int nw = ctas(dev::kStreamWarps) < min_ctas ? dev::kStreamWarpsSmall : dev::kStreamWarps;
+  dim3 grid;
+  if (map == dev::kMapFlat) {
+    const std::int64_t g = ctas(nw);
+    if (g > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many row chunks for one launch");
+    grid = dim3(static_cast<unsigned>(g));
+  } else {
+    const std::int64_t gx = map == dev::kMapRows ? (rows + nw - 1) / nw : ((rows + 127) / 128) * (128 / nw);
+    if (gx > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many rows for one launch");
+    grid = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535)));
   }
-  const std::int64_t grid = (items + nw * cpw - 1) / (nw * cpw);
-  if (grid > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many row chunks for one launch");
-  const unsigned g = static_cast<unsigned>(grid), b = static_cast<unsigned>(32 * nw);
-  if constexpr (std::is_same_v<In, __nv_bfloat16> && std::is_same_v<Q, dev::MxQ<dev::kE4M3, true>>) {
-    if (probe == 2) return dev::k_rowstream<In, Q, 3><<<g, b, 0, s>>>(x, p, nch, static_cast<int>(cpw));
-    if (probe == 3) return dev::k_rowstream<In, Q, dev::kStreamCtasPerSm, dev::RowU<In>::U, true><<<g, b, 0, s>>>(x, p, nch, static_cast<int>(cpw));
-    if (probe == 4) {  // half the chunk: twice the items
-      const std::int64_t n2 = (p.K + CH / 2 - 1) / (CH / 2), i2 = rows * n2, g2 = (i2 + nw * cpw - 1) / (nw * cpw);
-      return dev::k_rowstream<In, Q, dev::kStreamCtasPerSm, dev::RowU<In>::U / 2><<<static_cast<unsigned>(g2), b, 0, s>>>(x, p, n2, static_cast<int>(cpw));
-    }
+  if (map == dev::kMapFlat) {
+    dev::k_rowstream<In, Q, true><<<grid, static_cast<unsigned>(32 * nw), 0, s>>>(x, p, nch, static_cast<int>(cpw), map);
+  } else {
+    dev::k_rowstream<In, Q, false><<<grid, static_cast<unsigned>(32 * nw), 0, s>>>(x, p, nch, static_cast<int>(cpw), map);
   }
-  dev::k_rowstream<In, Q><<<g, b, 0, s>>>(x, p, nch, static_cast<int>(cpw));
 }
 
 template <class In, class Q>

@@ -1,6 +1,6 @@
 // row_select.hpp - which rowwise kernel the launchers use (a benchmark
-// probe: mxbench --row-kernel; 0 = automatic, 1 = the cp.async ring
-// k_rowwise, bf16 inputs only). Internal to libmxkernels.
+// probe: mxbench --row-kernel; 0 = automatic; the values: launch_rowwise in
+// launch_impl.cuh). Internal to libmxkernels.
 #pragma once
 
 #include <atomic>

@@ -30,6 +30,8 @@ constexpr int kStreamWarpsSmall = 2;  // warps per CTA where 8 would leave under
 constexpr int kStreamMinCtasPerSm = 4;
 constexpr int kStreamCtasPerSm = 4;   // launch bound: at most 64 registers per thread
 constexpr int kStreamChunks = 1;      // chunks per warp (automatic), converted one after the other
+constexpr int kStreamMapTcgen05 = 2;  // warp map (kMap* below) for tcgen05 scales: kMapSector
+constexpr int kStreamMapDense = 0;    // and for dense scales: kMapFlat
 template <class In>
 struct RowU {
   static constexpr int U = sizeof(In) == 4 ? 2 : 4;  // 64 bytes of input per lane per chunk
@@ -41,9 +43,9 @@ struct RowU {
 // coalesced 512-byte (bf16) warp access and every fp8 store a 256-byte one.
 // Row state (64-bit bases, the tcgen05 row offset) is computed once per
 // chunk; nothing divides per element.
-template <class In, int U_ = RowU<In>::U>
+template <class In>
 struct RowShape {
-  static constexpr int U = U_;
+  static constexpr int U = RowU<In>::U;
   static constexpr int CH = 32 * 8 * U;                   // elements per warp chunk
   static constexpr int LPG = sizeof(In) == 2 ? 1 : 2;      // 16-byte loads per 8-element group
   static constexpr int W = U * LPG;                        // 16-byte words per lane per chunk
@@ -98,10 +100,10 @@ __device__ __forceinline__ void row_group(const uint4* w, int64_t c0, int u, int
 
 // A ragged or unaligned chunk (the row's last one, or K % 8 != 0 / an
 // unaligned input): per-element bounds, loaded here.
-template <class In, class Q, int U_ = RowU<In>::U>
+template <class In, class Q>
 __device__ __forceinline__ void row_ragged(const In* __restrict__ xr, int64_t c0, int lane, const RowOut& o,
                                            const Params& p, const typename Q::State& st) {
-  constexpr int U = U_, CH = RowShape<In, U>::CH, T = Q::V / 8;
+  constexpr int U = RowShape<In>::U, CH = RowShape<In>::CH, T = Q::V / 8;
   const bool vec = p.vec_in != 0;
   const bool vout = (p.K % 8) == 0;
   const int64_t left = p.K - c0;  // > 0
@@ -128,73 +130,85 @@ __device__ __forceinline__ void row_ragged(const In* __restrict__ xr, int64_t c0
   }
 }
 
-// 16 bytes, read-only path, not allocated in L1, with the L2 told to fetch
-// the whole 256-byte block (PTX ISA 9.7.9.8, ld: .L2::256B prefetch size).
-__device__ __forceinline__ uint4 ld_stream_l2pf(const void* p) {
-  uint4 r;
-  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
-               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-               : "l"(p));
-  return r;
-}
-
 // ---- k_rowstream (default) ------------------------------------------------------
-// Items are (row, chunk) pairs in row-major order, nch chunks per row (a
-// flat walk: no idle warps when K is not a multiple of the CTA's span). CTA
-// b owns items [b*nw*cpw, (b+1)*nw*cpw); its warp w converts items
-// b*nw*cpw + k*nw + w, k < cpw, so at each step the CTA's warps cover nw
-// consecutive chunks. A full chunk's U loads (16 bytes each) are all issued
-// before any is used (no prefetch of the next item: it spilled at 64
-// registers; resident warps hide the latency). nw = blockDim.x / 32.
-// (MINB, U_, PF: benchmark probes of the launch bound, the chunk and the
-// L2 prefetch hint; the launcher's default is <kStreamCtasPerSm, RowU, false>.)
-template <class In, class Q, int MINB = kStreamCtasPerSm, int U_ = RowU<In>::U, bool PF = false>
-__global__ void __launch_bounds__(256, MINB) k_rowstream(const In* __restrict__ x, Params p, int64_t nch, int cpw) {
-  using S = RowShape<In, U_>;
+// Which warp converts which (row, chunk): the CTA's nw = blockDim.x / 32
+// warps take
+//   kMapFlat:   nw consecutive chunks of the flat (row, chunk) order (1-D
+//               grid; cpw items per warp, nw apart);
+//   kMapRows:   nw consecutive rows, chunk blockIdx.y (+ k * gridDim.y);
+//   kMapSector: like kMapRows, but the rows of a 128-row tcgen05 scale tile
+//               whose scale bytes share 32-byte sectors (rows 2p, 2p+1 of
+//               each 32-row group: r, r+1, r+32, r+33, ... r+97), so that
+//               the 8 warps of a CTA fill whole sectors at about the same
+//               time. Any row order is correct: rows past the end exit.
+// A full chunk's U loads (16 bytes each) are all issued before any is used
+// (no prefetch of the next chunk: it spilled at 64 registers; the resident
+// warps hide the latency).
+enum : int { kMapFlat = 0, kMapRows = 1, kMapSector = 2 };
+
+// FLAT: map == kMapFlat (a template parameter: one code path per kernel
+// keeps it within 64 registers).
+template <class In, class Q, bool FLAT>
+__global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* __restrict__ x, Params p, int64_t nch,
+                                                                    int cpw, int map) {
+  using S = RowShape<In>;
   const int lane = threadIdx.x & 31;
   const int nw = static_cast<int>(blockDim.x >> 5);
-  const int64_t items = p.batch * p.M * nch;
-  int64_t it = static_cast<int64_t>(blockIdx.x) * nw * cpw + (threadIdx.x >> 5);
-  if (it >= items) return;  // warp-uniform
+  const int wp = threadIdx.x >> 5;
+  const int64_t rows = p.batch * p.M;
   const typename Q::State st = Q::prepare(p);
   const bool vec = p.vec_in != 0;
-  // item -> (row, chunk): one division per warp, then steps of nw chunks
-  int64_t row, c;
-  if (items <= 0xFFFFFFFFll) {
-    const uint32_t r32 = static_cast<uint32_t>(it) / static_cast<uint32_t>(nch);
-    row = r32;
-    c = it - static_cast<int64_t>(r32) * nch;
-  } else {
-    row = it / nch;
-    c = it - row * nch;
-  }
-  auto is_full = [&](int64_t ch) { return vec && (ch + 1) * S::CH <= p.K; };
-  auto load = [&](int64_t r, int64_t ch, uint4 (&w)[S::W]) {
-    const In* q = x + r * p.K + ch * S::CH + lane * 8;
-#pragma unroll
-    for (int u = 0; u < S::U; ++u) {
-#pragma unroll
-      for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = PF ? ld_stream_l2pf(q + u * 256 + j * 4) : ld_stream(q + u * 256 + j * 4);
-    }
-  };
-  for (int k = 0;; ++k) {
-    const RowOut o = row_out(p, row);
+  auto convert = [&](int64_t row, int64_t c, const RowOut& o) {
     const int64_t c0 = c * S::CH;
-    if (is_full(c)) {
+    if (vec && c0 + S::CH <= p.K) {
+      const In* q = x + row * p.K + c0 + lane * 8;
       uint4 w[S::W];
-      load(row, c, w);
+#pragma unroll
+      for (int u = 0; u < S::U; ++u) {
+#pragma unroll
+        for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = ld_stream(q + u * 256 + j * 4);
+      }
 #pragma unroll
       for (int u = 0; u < S::U; ++u) row_group<In, Q>(&w[u * S::LPG], c0, u, lane, o, p, st);
     } else {
-      row_ragged<In, Q, S::U>(x + row * p.K, c0, lane, o, p, st);
+      row_ragged<In, Q>(x + row * p.K, c0, lane, o, p, st);
     }
-    it += nw;
-    if (k + 1 >= cpw || it >= items) break;
-    c += nw;  // the warp's next item, nw chunks on
-    while (c >= nch) {
-      c -= nch;
-      ++row;
+  };
+  if constexpr (FLAT) {
+    (void)map;
+    const int64_t items = rows * nch;
+    int64_t it = static_cast<int64_t>(blockIdx.x) * nw * cpw + wp;
+    if (it >= items) return;  // warp-uniform
+    // item -> (row, chunk): one division per warp, then steps of nw chunks
+    int64_t row, c;
+    if (items <= 0xFFFFFFFFll) {
+      const uint32_t r32 = static_cast<uint32_t>(it) / static_cast<uint32_t>(nch);
+      row = r32;
+      c = it - static_cast<int64_t>(r32) * nch;
+    } else {
+      row = it / nch;
+      c = it - row * nch;
     }
+    for (int k = 0;; ++k) {
+      convert(row, c, row_out(p, row));
+      it += nw;
+      if (k + 1 >= cpw || it >= items) break;
+      c += nw;  // the warp's next item, nw chunks on
+      while (c >= nch) {
+        c -= nch;
+        ++row;
+      }
+    }
+  } else {
+    const int64_t g = static_cast<int64_t>(blockIdx.x) * nw + wp;
+    int64_t row = g;
+    if (map == kMapSector) {
+      const int s = static_cast<int>(g & 127);
+      row = (g - s) + ((s >> 3) << 1) + ((s >> 1) & 3) * 32 + (s & 1);
+    }
+    if (row >= rows) return;  // warp-uniform
+    const RowOut o = row_out(p, row);
+    for (int64_t c = blockIdx.y; c < nch; c += gridDim.y) convert(row, c, o);
   }
 }
 

@@ -1,18 +1,16 @@
 // nvfp4.cu - NVFP4 quantize (SPEC C5): global amax pass, then ue4m3
 // block scales and e2m1 elements in both operation orders (TransformerEngine,
-// torchao), rowwise (common/rowwise.cuh) and colwise/fused (common/tiles.cuh)
-// with the block quantizer of nvfp4_quant.cuh.
+// torchao), rowwise/colwise/fused through the kernels of common/tiles.cuh.
 #include "common/launch_impl.cuh"
-#include "nvfp4/nvfp4_quant.cuh"
 
 namespace mxk::detail {
 
 template <int ORDER>
 static void nvfp4_order(const QuantLaunch& q, cudaStream_t s) {
   switch (q.in) {
-    case mx::InType::bf16: return launch_family<__nv_bfloat16, dev::Nvfp4FastQ<ORDER>>(q, 0.0f, s);
-    case mx::InType::f16: return launch_family<__half, dev::Nvfp4FastQ<ORDER>>(q, 0.0f, s);
-    case mx::InType::f32: return launch_family<float, dev::Nvfp4FastQ<ORDER>>(q, 0.0f, s);
+    case mx::InType::bf16: return launch_family<__nv_bfloat16, dev::Nvfp4Q<ORDER>>(q, 0.0f, s);
+    case mx::InType::f16: return launch_family<__half, dev::Nvfp4Q<ORDER>>(q, 0.0f, s);
+    case mx::InType::f32: return launch_family<float, dev::Nvfp4Q<ORDER>>(q, 0.0f, s);
   }
 }
 

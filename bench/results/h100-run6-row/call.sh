@@ -17,15 +17,20 @@ MB=$B/kernels/bench/mxbench
 {
   echo "=== stream (default)"; timeout 40 $MB --out $O/bench.csv --size 16384x16384 --size 8192x7168 --size 128x7168
   echo "=== ring"; timeout 40 $MB --row-kernel ring --out $O/bench_ring.csv --size 16384x16384 --size 8192x7168 --size 128x7168
-  for v in ${PROBES:-minb3 l2pf half}; do echo "=== $v"; timeout 20 $MB --row-kernel $v --size 16384x16384 | grep -E "copy|mxfp8_e4m3 rowwise tcgen05 *[0-9]"; done
-  for sp in ${SPLITS:-2 4}; do echo "=== stream split $sp"; timeout 20 $MB --split $sp --size 16384x16384 | grep -E "copy|rowwise|nvfp4"; done
+  for v in ${PROBES:-flat rows sector}; do echo "=== $v"; timeout 30 $MB --row-kernel $v --size 16384x16384 --size 8192x7168 | grep -E "copy|rowwise|nvfp4"; done
+  for sp in ${SPLITS:-}; do echo "=== stream split $sp"; timeout 20 $MB --split $sp --size 16384x16384 | grep -E "copy|rowwise|nvfp4"; done
+  echo "=== stream again (drift check)"; timeout 40 $MB --size 16384x16384 --size 128x7168 | grep -E "copy|rowwise|nvfp4|mxint8"
 } > $O/bench.txt 2>&1
 echo "bench done: $(( $(date +%s) - T0 )) s" >> $O/summary.txt
 timeout ${PEERS_S:-45} python3 bench/peers.py --mxbench-csv $O/bench.csv --out $O/peers --budget-s 15 --size 16384x16384 > $O/peers.log 2>&1
 echo "peers rc=$? at $(( $(date +%s) - T0 )) s" >> $O/summary.txt
 if [ -n "${NCU:-}" ]; then
-  timeout 40 ncu --clock-control none -k regex:k_rowstream -c 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis $MB --size 16384x16384 --iters 5 > $O/ncu.txt 2>&1
-  echo "ncu rc=$? at $(( $(date +%s) - T0 )) s" >> $O/summary.txt
+  # first rowwise launch of each: mxfp8_e4m3 rowwise tcgen05 (bf16), then the copy's peer: none (cudaMemcpy is not a kernel)
+  M="dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_srcunit_tex_op_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,gpu__time_duration.sum"
+  for v in stream ring; do
+    echo "=== ncu $v"; timeout 40 ncu --clock-control none -k regex:k_row --launch-skip 1 -c 1 --metrics $M $MB --row-kernel $v --size 16384x16384 --iters 5 2>&1 | grep -vE "^(16384|8192|128)x" | tail -40
+  done > $O/ncu.txt 2>&1
+  echo "ncu at $(( $(date +%s) - T0 )) s" >> $O/summary.txt
 fi
 gate=$B/gpu/mx_gpu_gate; ct=$(mktemp -d)
 "$gate" --gtest_list_tests | awk '/^[^ ]/{s=$1} /^  /{print s $1}' | grep -E "${GATE_FILTER:-.}" | while read -r t; do
