@@ -1,5 +1,10 @@
-// gpu_gate_row_test.cpp - the `gpu` gate, inputs for the NVFP4 block
-// quantizer (issue 9) that the random and special inputs reach rarely:
+// gpu_gate_row_test.cpp - the `gpu` gate for the rowwise work of issue 9.
+// The rowwise kernels: k_rowstream (dense scales) and the cp.async ring
+// (tcgen05 scales) are both reached by every Recipes test through the two
+// rowwise configurations; here, k_rowstream with 8 warps per CTA (large
+// tensors; the other tests' shapes get 2), ragged last chunks and forced
+// splits, and a sanitizer case. Then inputs for the NVFP4 block
+// quantizer that the random and special inputs reach rarely:
 // quotients x / total exactly on, and a few fp32/bf16 steps either side of,
 // every e2m1 decision boundary (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5) for
 // divisors 2^-3 .. 2^5, zeros and tiny values, and a tensor whose global
@@ -83,6 +88,52 @@ std::vector<std::uint32_t> boundary_values(mx::InType t, std::int64_t n) {
   }
   v[0] = bits_of(2688.0f);
   return v;
+}
+
+// k_rowstream with 8 warps per CTA: 1100 x 4100 (5 chunks per row, the
+// last ragged) is 5500 chunks, >= 4 CTAs of 8 warps per SM; splits 0, 3.
+TEST(GpuGateRow, StreamLargeBytesEqualReference) {
+  REQUIRE_GPU();
+  struct Reset {
+    ~Reset() { mxk::set_work_split(0); }
+  } reset;
+  std::uint64_t seed = 4100;
+  for (const char* name : {"mxfp8_e4m3", "mxint8", "mxfp4:rceil", "nvfp4"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
+      const gate::Input in = gate::make_input(gate::Dist::special, t, 1, 1100, 4100, r.elem, seed++);
+      for (const int split : {0, 3}) {
+        mxk::set_work_split(split);
+        for (mx::Packing pk : gate::kPackings) {
+          const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[0], pk);
+          ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+              << name << " " << mx::in_type_name(t) << " split " << split
+              << (pk == mx::Packing::container8 ? " container8" : " packed");
+        }
+      }
+    }
+  }
+}
+
+// compute-sanitizer subset (the gate's sanitizer filter runs GpuGateSanitizer.*):
+// k_rowstream on full and ragged chunks, one and four chunks per warp.
+TEST(GpuGateSanitizer, RowStream) {
+  REQUIRE_GPU();
+  struct Reset {
+    ~Reset() { mxk::set_work_split(0); }
+  } reset;
+  for (const char* name : {"mxfp8_e4m3", "mxfp6_e2m3", "nvfp4"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
+      const gate::Input in = gate::make_input(gate::Dist::special, t, 2, 5, 9256, r.elem, 4200);
+      for (const int split : {1, 4}) {
+        mxk::set_work_split(split);
+        const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[0]);
+        ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+            << name << " split " << split;
+      }
+    }
+  }
 }
 
 TEST(GpuGateRow, Nvfp4QuotientBoundariesBytesEqualReference) {

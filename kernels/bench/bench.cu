@@ -97,11 +97,10 @@ int bench_main(const std::vector<std::string>& args) {
       // chunks per warp / tiles per CTA (mxk::set_work_split; 0 = automatic): a tuning probe
       detail::g_work_split.store(std::max(0, std::atoi(args[++i].c_str())));
     } else if (args[i] == "--row-kernel" && i + 1 < args.size()) {
-      // rowwise kernel (a probe, common/row_select.hpp): stream (default), ring (the cp.async ring, bf16),
-      // flat / rows / sector (k_rowstream with that warp map)
+      // rowwise kernel (a probe, common/row_select.hpp): auto (by scale layout), ring, stream
       const std::string v = args[++i];
-      const int k = v == "stream" ? 0 : v == "ring" ? 1 : v == "flat" ? 2 : v == "rows" ? 3 : v == "sector" ? 4 : -1;
-      if (k < 0) throw mx::InvalidArgument("--row-kernel expects stream, ring, flat, rows or sector");
+      const int k = v == "auto" ? 0 : v == "ring" ? 1 : v == "stream" ? 2 : -1;
+      if (k < 0) throw mx::InvalidArgument("--row-kernel expects auto, ring or stream");
       detail::g_row_kernel.store(k);
     } else if (args[i] == "--iters" && i + 1 < args.size()) {
       iters = std::max(5, std::atoi(args[++i].c_str()));
@@ -112,7 +111,7 @@ int bench_main(const std::vector<std::string>& args) {
       if (sizes.size() == 4 && sizes[0].first == 16384) sizes.clear();
       sizes.emplace_back(std::atoll(v.substr(0, x).c_str()), std::atoll(v.substr(x + 1).c_str()));
     } else if (args[i] == "-h" || args[i] == "--help") {
-      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--row-kernel stream|ring|flat|rows|sector]\n");
+      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--row-kernel auto|ring|stream]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench: unknown argument '%s' (try --help)\n", args[i].c_str());

@@ -1,5 +1,6 @@
 // launch_impl.cuh - host-side template that turns a QuantLaunch into kernel
-// launches of tiles.cuh for one (input type, block quantizer) pair.
+// launches of rowwise.cuh (rowwise only) or tiles.cuh (colwise, fused) for
+// one (input type, block quantizer) pair.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,6 +37,8 @@ inline int grid_for(std::int64_t work_items, int per_block) {
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(b, std::int64_t{1} << 30)));
 }
 
+// ---- rowwise (rowwise.cuh) -------------------------------------------------------
+// the cp.async ring k_rowwise: 8 rows per CTA, grid.y over the chunks
 template <class In, class Q>
 void launch_rowwise_ring(const In* x, const dev::Params& p, std::int64_t nch, int forced, cudaStream_t s) {
   const std::int64_t rows = p.batch * p.M;
@@ -58,10 +61,9 @@ void launch_rowwise_ring(const In* x, const dev::Params& p, std::int64_t nch, in
   dev::k_rowwise<In, Q><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), 256, 0, s>>>(x, p);
 }
 
-// ---- rowwise (rowwise.cuh) -------------------------------------------------------
-// g_row_kernel (benchmark probes, mxbench --row-kernel): 0 = automatic, 1 =
-// the cp.async ring k_rowwise (bf16), 2/3/4 = k_rowstream with the warp map
-// forced to kMapFlat / kMapRows / kMapSector.
+// k_rowstream or the ring by scale layout (kRowStreamDense/Tcgen05);
+// g_row_kernel forces one (a benchmark probe, mxbench --row-kernel: 1 = the
+// ring, 2 = k_rowstream).
 template <class In, class Q>
 void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   constexpr std::int64_t CH = dev::RowShape<In>::CH;
@@ -69,38 +71,23 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   const std::int64_t nch = (p.K + CH - 1) / CH;
   const int forced = g_work_split.load();
   const int probe = g_row_kernel.load();
-  if constexpr (std::is_same_v<In, __nv_bfloat16>) {
-    if (probe == 1) return launch_rowwise_ring<In, Q>(x, p, nch, forced, s);
-  }
-  // k_rowstream: the warp map by scale layout (kStreamMap*), kStreamChunks
-  // chunks per warp (or the forced split), 8 warps per CTA, or 2 where 8
-  // would leave under kStreamMinCtasPerSm CTAs per SM (small tensors want
-  // every SM busy).
-  const int map = probe >= 2 && probe <= 4 ? probe - 2
-                  : p.row.layout == dev::kTcgen05 ? dev::kStreamMapTcgen05 : dev::kStreamMapDense;
+  const bool stream = probe == 1   ? false
+                      : probe == 2 ? true
+                                   : (p.row.layout == dev::kTcgen05 ? dev::kRowStreamTcgen05 : dev::kRowStreamDense);
+  if (!stream) return launch_rowwise_ring<In, Q>(x, p, nch, forced, s);
+  // k_rowstream: kStreamChunks chunks per warp (or the forced split), 8
+  // warps per CTA, or 2 where 8 would leave under kStreamMinCtasPerSm CTAs
+  // per SM (small tensors want every SM busy).
+  const std::int64_t items = rows * nch;
   const std::int64_t cpw = forced > 0 ? forced : dev::kStreamChunks;
-  const std::int64_t min_ctas = static_cast<std::int64_t>(dev::kStreamMinCtasPerSm) * device_sm_count();
-  auto ctas = [&](int nw) {
-    if (map == dev::kMapFlat) return (rows * nch + nw * cpw - 1) / (nw * cpw);
-    const std::int64_t gx = map == dev::kMapRows ? (rows + nw - 1) / nw : ((rows + 127) / 128) * (128 / nw);
-    return gx * std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535);
-  };
-  const int nw = ctas(dev::kStreamWarps) < min_ctas ? dev::kStreamWarpsSmall : dev::kStreamWarps;
-  dim3 grid;
-  if (map == dev::kMapFlat) {
-    const std::int64_t g = ctas(nw);
-    if (g > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many row chunks for one launch");
-    grid = dim3(static_cast<unsigned>(g));
-  } else {
-    const std::int64_t gx = map == dev::kMapRows ? (rows + nw - 1) / nw : ((rows + 127) / 128) * (128 / nw);
-    if (gx > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many rows for one launch");
-    grid = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535)));
+  int nw = dev::kStreamWarps;
+  if ((items + nw * cpw - 1) / (nw * cpw) < static_cast<std::int64_t>(dev::kStreamMinCtasPerSm) * device_sm_count()) {
+    nw = dev::kStreamWarpsSmall;
   }
-  if (map == dev::kMapFlat) {
-    dev::k_rowstream<In, Q, true><<<grid, static_cast<unsigned>(32 * nw), 0, s>>>(x, p, nch, static_cast<int>(cpw), map);
-  } else {
-    dev::k_rowstream<In, Q, false><<<grid, static_cast<unsigned>(32 * nw), 0, s>>>(x, p, nch, static_cast<int>(cpw), map);
-  }
+  const std::int64_t grid = (items + nw * cpw - 1) / (nw * cpw);
+  if (grid > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many row chunks for one launch");
+  dev::k_rowstream<In, Q><<<static_cast<unsigned>(grid), static_cast<unsigned>(32 * nw), 0, s>>>(x, p, nch,
+                                                                                                static_cast<int>(cpw));
 }
 
 template <class In, class Q>

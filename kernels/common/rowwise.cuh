@@ -1,8 +1,10 @@
 // rowwise.cuh - the rowwise block-quantization kernels (SPEC C3, C4, C5, C6,
-// C7): k_rowstream (the default: each warp loads its chunk straight into
-// registers, no shared memory) and k_rowwise (warps stream chunks through a
-// per-warp cp.async ring in shared memory). Both quantize from registers
-// with the same per-group code (row_group, row_ragged).
+// C7), one family: k_rowstream (each warp loads its chunk straight into
+// registers, no shared memory; dense scales) and k_rowwise (warps stream
+// chunks through a per-warp cp.async ring in shared memory; tcgen05
+// scales). Both quantize from registers with the same per-group code
+// (row_group, row_ragged); the launcher (launch_impl.cuh, launch_rowwise)
+// picks one by scale layout (kRowStreamDense, kRowStreamTcgen05).
 #pragma once
 
 #include "block_quant.cuh"
@@ -10,6 +12,16 @@
 namespace mxk::dev {
 
 // ---- tuning knobs (rowwise) -----------------------------------------------------
+// Which kernel, by scale layout. Measured on the H100 (16384^2 bf16, one
+// device call, bench/results/h100-run6-row/call2): MXFP8 e4m3 dense 0.965
+// of the copy with k_rowstream against 0.935 with the ring, MXINT8 dense
+// 0.931 / 0.910; with tcgen05 scales the ring is faster for every format
+// (MXFP8 0.941 / 0.923, MXFP4 0.910 / 0.864, MXFP6 0.925 / 0.867, NVFP4 TE
+// 0.847 / 0.802, both passes). Mapping a CTA's warps onto 8 consecutive rows
+// or onto the rows that share tcgen05 scale sectors instead of consecutive
+// chunks made k_rowstream slower for both layouts (0.908-0.911).
+constexpr bool kRowStreamDense = true;
+constexpr bool kRowStreamTcgen05 = false;
 // (A persistent grid that walked (row, chunk) items in a static order was
 // tried and measured slower on the H100: 0.853 of the copy against 0.939 for
 // MXFP8, its warps finishing unevenly; the dynamic CTA schedule of many
@@ -30,8 +42,6 @@ constexpr int kStreamWarpsSmall = 2;  // warps per CTA where 8 would leave under
 constexpr int kStreamMinCtasPerSm = 4;
 constexpr int kStreamCtasPerSm = 4;   // launch bound: at most 64 registers per thread
 constexpr int kStreamChunks = 1;      // chunks per warp (automatic), converted one after the other
-constexpr int kStreamMapTcgen05 = 2;  // warp map (kMap* below) for tcgen05 scales: kMapSector
-constexpr int kStreamMapDense = 0;    // and for dense scales: kMapFlat
 template <class In>
 struct RowU {
   static constexpr int U = sizeof(In) == 4 ? 2 : 4;  // 64 bytes of input per lane per chunk
@@ -130,35 +140,37 @@ __device__ __forceinline__ void row_ragged(const In* __restrict__ xr, int64_t c0
   }
 }
 
-// ---- k_rowstream (default) ------------------------------------------------------
-// Which warp converts which (row, chunk): the CTA's nw = blockDim.x / 32
-// warps take
-//   kMapFlat:   nw consecutive chunks of the flat (row, chunk) order (1-D
-//               grid; cpw items per warp, nw apart);
-//   kMapRows:   nw consecutive rows, chunk blockIdx.y (+ k * gridDim.y);
-//   kMapSector: like kMapRows, but the rows of a 128-row tcgen05 scale tile
-//               whose scale bytes share 32-byte sectors (rows 2p, 2p+1 of
-//               each 32-row group: r, r+1, r+32, r+33, ... r+97), so that
-//               the 8 warps of a CTA fill whole sectors at about the same
-//               time. Any row order is correct: rows past the end exit.
-// A full chunk's U loads (16 bytes each) are all issued before any is used
-// (no prefetch of the next chunk: it spilled at 64 registers; the resident
-// warps hide the latency).
-enum : int { kMapFlat = 0, kMapRows = 1, kMapSector = 2 };
-
-// FLAT: map == kMapFlat (a template parameter: one code path per kernel
-// keeps it within 64 registers).
-template <class In, class Q, bool FLAT>
+// ---- k_rowstream (dense scales) --------------------------------------------------
+// Items are (row, chunk) pairs in row-major order, nch chunks per row (a
+// flat walk: no idle warps when K is not a multiple of the CTA's span). CTA
+// b owns items [b*nw*cpw, (b+1)*nw*cpw), nw = blockDim.x / 32; its warp w
+// converts items b*nw*cpw + k*nw + w, k < cpw, so at each step the CTA's
+// warps cover nw consecutive chunks. A full chunk's U loads (16 bytes each)
+// are all issued before any is used (no prefetch of the next item: it
+// spilled at 64 registers; the resident warps hide the latency).
+template <class In, class Q>
 __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* __restrict__ x, Params p, int64_t nch,
-                                                                    int cpw, int map) {
+                                                                    int cpw) {
   using S = RowShape<In>;
   const int lane = threadIdx.x & 31;
   const int nw = static_cast<int>(blockDim.x >> 5);
-  const int wp = threadIdx.x >> 5;
-  const int64_t rows = p.batch * p.M;
+  const int64_t items = p.batch * p.M * nch;
+  int64_t it = static_cast<int64_t>(blockIdx.x) * nw * cpw + (threadIdx.x >> 5);
+  if (it >= items) return;  // warp-uniform
   const typename Q::State st = Q::prepare(p);
   const bool vec = p.vec_in != 0;
-  auto convert = [&](int64_t row, int64_t c, const RowOut& o) {
+  // item -> (row, chunk): one division per warp, then steps of nw chunks
+  int64_t row, c;
+  if (items <= 0xFFFFFFFFll) {
+    const uint32_t r32 = static_cast<uint32_t>(it) / static_cast<uint32_t>(nch);
+    row = r32;
+    c = it - static_cast<int64_t>(r32) * nch;
+  } else {
+    row = it / nch;
+    c = it - row * nch;
+  }
+  for (int k = 0;; ++k) {
+    const RowOut o = row_out(p, row);
     const int64_t c0 = c * S::CH;
     if (vec && c0 + S::CH <= p.K) {
       const In* q = x + row * p.K + c0 + lane * 8;
@@ -173,42 +185,13 @@ __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* _
     } else {
       row_ragged<In, Q>(x + row * p.K, c0, lane, o, p, st);
     }
-  };
-  if constexpr (FLAT) {
-    (void)map;
-    const int64_t items = rows * nch;
-    int64_t it = static_cast<int64_t>(blockIdx.x) * nw * cpw + wp;
-    if (it >= items) return;  // warp-uniform
-    // item -> (row, chunk): one division per warp, then steps of nw chunks
-    int64_t row, c;
-    if (items <= 0xFFFFFFFFll) {
-      const uint32_t r32 = static_cast<uint32_t>(it) / static_cast<uint32_t>(nch);
-      row = r32;
-      c = it - static_cast<int64_t>(r32) * nch;
-    } else {
-      row = it / nch;
-      c = it - row * nch;
+    it += nw;
+    if (k + 1 >= cpw || it >= items) break;
+    c += nw;  // the warp's next item, nw chunks on
+    while (c >= nch) {
+      c -= nch;
+      ++row;
     }
-    for (int k = 0;; ++k) {
-      convert(row, c, row_out(p, row));
-      it += nw;
-      if (k + 1 >= cpw || it >= items) break;
-      c += nw;  // the warp's next item, nw chunks on
-      while (c >= nch) {
-        c -= nch;
-        ++row;
-      }
-    }
-  } else {
-    const int64_t g = static_cast<int64_t>(blockIdx.x) * nw + wp;
-    int64_t row = g;
-    if (map == kMapSector) {
-      const int s = static_cast<int>(g & 127);
-      row = (g - s) + ((s >> 3) << 1) + ((s >> 1) & 3) * 32 + (s & 1);
-    }
-    if (row >= rows) return;  // warp-uniform
-    const RowOut o = row_out(p, row);
-    for (int64_t c = blockIdx.y; c < nch; c += gridDim.y) convert(row, c, o);
   }
 }
 
