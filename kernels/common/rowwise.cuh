@@ -19,7 +19,9 @@ namespace mxk::dev {
 // (MXFP8 0.941 / 0.923, MXFP4 0.910 / 0.864, MXFP6 0.925 / 0.867, NVFP4 TE
 // 0.847 / 0.802, both passes). Mapping a CTA's warps onto 8 consecutive rows
 // or onto the rows that share tcgen05 scale sectors instead of consecutive
-// chunks made k_rowstream slower for both layouts (0.908-0.911).
+// chunks made k_rowstream slower for both layouts (0.908-0.911). The final
+// call (h100-run6-row/final) confirmed: dense 0.964 / 0.936, tcgen05 0.923
+// (k_rowstream) / 0.941 (ring).
 constexpr bool kRowStreamDense = true;
 constexpr bool kRowStreamTcgen05 = false;
 // (A persistent grid that walked (row, chunk) items in a static order was
@@ -41,7 +43,7 @@ constexpr int kStreamWarps = 8;       // warps per CTA (large tensors)
 constexpr int kStreamWarpsSmall = 2;  // warps per CTA where 8 would leave under kStreamMinCtasPerSm CTAs per SM
 constexpr int kStreamMinCtasPerSm = 4;
 constexpr int kStreamCtasPerSm = 4;   // launch bound: at most 64 registers per thread
-constexpr int kStreamChunks = 1;      // chunks per warp (automatic), converted one after the other
+constexpr int kStreamChunks = 1;      // chunks per warp (automatic), one after the other (2: same, 4: -2%)
 template <class In>
 struct RowU {
   static constexpr int U = sizeof(In) == 4 ? 2 : 4;  // 64 bytes of input per lane per chunk
