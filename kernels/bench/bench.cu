@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/launch.hpp"
+#include "common/row_select.hpp"
 #include "mx/error.hpp"
 #include "mxk/api.hpp"
 
@@ -103,6 +104,12 @@ int bench_main(const std::vector<std::string>& args) {
       detail::g_tile_rows.store(tr == 32 || tr == 128 ? tr : 0);
     } else if (args[i] == "--only" && i + 1 < args.size()) {
       only = args[++i];
+    } else if (args[i] == "--row-kernel" && i + 1 < args.size()) {
+      // rowwise kernel (a probe, common/row_select.hpp): auto (by scale layout), ring, stream
+      const std::string v = args[++i];
+      const int k = v == "auto" ? 0 : v == "ring" ? 1 : v == "stream" ? 2 : -1;
+      if (k < 0) throw mx::InvalidArgument("--row-kernel expects auto, ring or stream");
+      detail::g_row_kernel.store(k);
     } else if (args[i] == "--iters" && i + 1 < args.size()) {
       iters = std::max(5, std::atoi(args[++i].c_str()));
     } else if (args[i] == "--size" && i + 1 < args.size()) {
@@ -112,7 +119,7 @@ int bench_main(const std::vector<std::string>& args) {
       if (sizes.size() == 4 && sizes[0].first == 16384) sizes.clear();
       sizes.emplace_back(std::atoll(v.substr(0, x).c_str()), std::atoll(v.substr(x + 1).c_str()));
     } else if (args[i] == "-h" || args[i] == "--help") {
-      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--tile-rows 0|32|128] [--only SUBSTR]\n");
+      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--row-kernel auto|ring|stream] [--tile-rows 0|32|128] [--only SUBSTR]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench: unknown argument '%s' (try --help)\n", args[i].c_str());

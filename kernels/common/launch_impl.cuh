@@ -1,15 +1,18 @@
 // launch_impl.cuh - host-side template that turns a QuantLaunch into kernel
-// launches (rowwise.cuh, tiles.cuh, col_stream.cuh) for one (input type,
-// block quantizer) pair.
+// launches of rowwise.cuh (rowwise only), col_stream.cuh (colwise, fused:
+// full tiles of 16-bit inputs) or tiles.cuh (colwise, fused: the rest) for
+// one (input type, block quantizer) pair.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "common/col_stream.cuh"
 #include "common/launch.hpp"
+#include "common/row_select.hpp"
 #include "common/tiles.cuh"
 #include "mx/error.hpp"
 
@@ -35,6 +38,59 @@ inline dev::Side make_side(const ScaleOut& o, std::int64_t batch, std::int64_t s
 inline int grid_for(std::int64_t work_items, int per_block) {
   const std::int64_t b = (work_items + per_block - 1) / per_block;
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(b, std::int64_t{1} << 30)));
+}
+
+// ---- rowwise (rowwise.cuh) -------------------------------------------------------
+// the cp.async ring k_rowwise: 8 rows per CTA, grid.y over the chunks
+template <class In, class Q>
+void launch_rowwise_ring(const In* x, const dev::Params& p, std::int64_t nch, int forced, cudaStream_t s) {
+  const std::int64_t rows = p.batch * p.M;
+  const std::int64_t gx = (rows + dev::kRowWarps - 1) / dev::kRowWarps;
+  if (gx > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many rows for one launch");
+  // Up to kRowMaxChunks<BITS> chunks per warp (pipelined), fewer where that
+  // would leave fewer than kRowMinCtas CTAs (small tensors want every SM busy).
+  const std::int64_t cpw = forced > 0 ? forced : std::clamp<std::int64_t>(gx * nch / dev::kRowMinCtas, 1, dev::kRowMaxChunks<Q::BITS>);
+  const std::int64_t gy = std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535);
+  // 48 KB cp.async ring per CTA, 64 registers: 4 CTAs per SM want the
+  // largest shared-memory carveout (a hint; set once per instantiation).
+  static const bool carveout_set = [] {
+    if (cudaFuncSetAttribute(dev::k_rowwise<In, Q>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             static_cast<int>(cudaSharedmemCarveoutMaxShared)) != cudaSuccess) {
+      cudaGetLastError();  // only a hint: the launch works without it
+    }
+    return true;
+  }();
+  (void)carveout_set;
+  dev::k_rowwise<In, Q><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), 256, 0, s>>>(x, p);
+}
+
+// k_rowstream or the ring by scale layout (kRowStreamDense/Tcgen05);
+// g_row_kernel forces one (a benchmark probe, mxbench --row-kernel: 1 = the
+// ring, 2 = k_rowstream).
+template <class In, class Q>
+void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
+  constexpr std::int64_t CH = dev::RowShape<In>::CH;
+  const std::int64_t rows = p.batch * p.M;
+  const std::int64_t nch = (p.K + CH - 1) / CH;
+  const int forced = g_work_split.load();
+  const int probe = g_row_kernel.load();
+  const bool stream = probe == 1   ? false
+                      : probe == 2 ? true
+                                   : (p.row.layout == dev::kTcgen05 ? dev::kRowStreamTcgen05 : dev::kRowStreamDense);
+  if (!stream) return launch_rowwise_ring<In, Q>(x, p, nch, forced, s);
+  // k_rowstream: kStreamChunks chunks per warp (or the forced split), 8
+  // warps per CTA, or 2 where 8 would leave under kStreamMinCtasPerSm CTAs
+  // per SM (small tensors want every SM busy).
+  const std::int64_t items = rows * nch;
+  const std::int64_t cpw = forced > 0 ? forced : dev::kStreamChunks;
+  int nw = dev::kStreamWarps;
+  if ((items + nw * cpw - 1) / (nw * cpw) < static_cast<std::int64_t>(dev::kStreamMinCtasPerSm) * device_sm_count()) {
+    nw = dev::kStreamWarpsSmall;
+  }
+  const std::int64_t grid = (items + nw * cpw - 1) / (nw * cpw);
+  if (grid > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many row chunks for one launch");
+  dev::k_rowstream<In, Q><<<static_cast<unsigned>(grid), static_cast<unsigned>(32 * nw), 0, s>>>(x, p, nch,
+                                                                                                static_cast<int>(cpw));
 }
 
 // The colwise/fused stream kernel (col_stream.cuh) takes 16-bit MX inputs
@@ -71,27 +127,7 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
   const In* x = static_cast<const In*>(q.x);
   if (q.batch * q.M * q.K == 0) return;
   if (q.do_row && !q.do_col) {
-    constexpr std::int64_t CH = 256 * dev::RowU<In>::U;
-    const std::int64_t rows = q.batch * q.M;
-    const std::int64_t gx = (rows + dev::kRowWarps - 1) / dev::kRowWarps;
-    if (gx > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many rows for one launch");
-    // Up to kRowMaxChunks<BITS> chunks per warp (pipelined), fewer where that
-    // would leave fewer than kRowMinCtas CTAs (small tensors want every SM busy).
-    const std::int64_t nch = (q.K + CH - 1) / CH;
-    const int forced = g_work_split.load();
-    const std::int64_t cpw = forced > 0 ? forced : std::clamp<std::int64_t>(gx * nch / dev::kRowMinCtas, 1, dev::kRowMaxChunks<Q::BITS>);
-    const std::int64_t gy = std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535);
-    // 48 KB cp.async ring per CTA, 64 registers: 4 CTAs per SM want the
-    // largest shared-memory carveout (a hint; set once per instantiation).
-    static const bool carveout_set = [] {
-      if (cudaFuncSetAttribute(dev::k_rowwise<In, Q>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                               static_cast<int>(cudaSharedmemCarveoutMaxShared)) != cudaSuccess) {
-        cudaGetLastError();  // only a hint: the launch works without it
-      }
-      return true;
-    }();
-    (void)carveout_set;
-    dev::k_rowwise<In, Q><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), 256, 0, s>>>(x, p);
+    launch_rowwise<In, Q>(x, p, s);
   } else if (col_stream_ok<In, Q>(q, c8)) {
     if constexpr (sizeof(In) == 2 && Q::V == 32) {
       // kCsTilesPerCta tiles per CTA (mxk::set_work_split forces n: each tile

@@ -1,6 +1,10 @@
-// rowwise.cuh - the rowwise block-quantization kernel (SPEC C3, C4, C5, C6,
-// C7): warps stream chunks of rows through a per-warp cp.async ring in
-// shared memory and quantize them from registers.
+// rowwise.cuh - the rowwise block-quantization kernels (SPEC C3, C4, C5, C6,
+// C7), one family: k_rowstream (each warp loads its chunk straight into
+// registers, no shared memory; dense scales) and k_rowwise (warps stream
+// chunks through a per-warp cp.async ring in shared memory; tcgen05
+// scales). Both quantize from registers with the same per-group code
+// (row_group, row_ragged); the launcher (launch_impl.cuh, launch_rowwise)
+// picks one by scale layout (kRowStreamDense, kRowStreamTcgen05).
 #pragma once
 
 #include "block_quant.cuh"
@@ -8,6 +12,18 @@
 namespace mxk::dev {
 
 // ---- tuning knobs (rowwise) -----------------------------------------------------
+// Which kernel, by scale layout. Measured on the H100 (16384^2 bf16, one
+// device call, bench/results/h100-run6-row/call2): MXFP8 e4m3 dense 0.965
+// of the copy with k_rowstream against 0.935 with the ring, MXINT8 dense
+// 0.931 / 0.910; with tcgen05 scales the ring is faster for every format
+// (MXFP8 0.941 / 0.923, MXFP4 0.910 / 0.864, MXFP6 0.925 / 0.867, NVFP4 TE
+// 0.847 / 0.802, both passes). Mapping a CTA's warps onto 8 consecutive rows
+// or onto the rows that share tcgen05 scale sectors instead of consecutive
+// chunks made k_rowstream slower for both layouts (0.908-0.911). The final
+// call (h100-run6-row/final) confirmed: dense 0.964 / 0.936, tcgen05 0.923
+// (k_rowstream) / 0.941 (ring).
+constexpr bool kRowStreamDense = true;
+constexpr bool kRowStreamTcgen05 = false;
 // (A persistent grid that walked (row, chunk) items in a static order was
 // tried and measured slower on the H100: 0.853 of the copy against 0.939 for
 // MXFP8, its warps finishing unevenly; the dynamic CTA schedule of many
@@ -20,21 +36,175 @@ constexpr int kRowCtasPerSm = 4;   // launch bound: 48 KB ring, 64 registers per
 template <int BITS>
 constexpr int kRowMaxChunks = BITS == 6 ? 2 : 4;
 constexpr int kRowMinCtas = 3000;  // fewer chunks per warp where that leaves fewer CTAs
+// streaming kernel (k_rowstream): every lane issues all U (64 bytes) of its
+// chunk's 16-byte loads before using any; many short CTAs, as an elementwise
+// cast does
+constexpr int kStreamWarps = 8;       // warps per CTA (large tensors)
+constexpr int kStreamWarpsSmall = 2;  // warps per CTA where 8 would leave under kStreamMinCtasPerSm CTAs per SM
+constexpr int kStreamMinCtasPerSm = 4;
+constexpr int kStreamCtasPerSm = 4;   // launch bound: at most 64 registers per thread
+constexpr int kStreamChunks = 1;      // chunks per warp (automatic), one after the other (2: same, 4: -2%)
 template <class In>
 struct RowU {
   static constexpr int U = sizeof(In) == 4 ? 2 : 4;  // 64 bytes of input per lane per chunk
 };
 
-// One warp per (row, chunk of 256*U elements): lane l owns the 8-element
-// groups at chunk + u*256 + l*8 (u < U), so every load is a coalesced
-// 512-byte (bf16) warp access. grid.x covers rows (8 warps per CTA, one row
-// each), grid.y strides over the chunks (a warp converts up to 4 chunks of
-// its row). Full vector chunks are prefetched kRowStages-1 chunks ahead with
-// cp.async (16 bytes per lane per copy, L2 only) into a per-warp ring in
-// shared memory: the bytes in flight hold no registers. Each lane reads back
-// only the words it copied itself, so the ring needs no barrier; a stage is
-// refilled only after the same lane consumed it. Row, 64-bit bases and the
-// tcgen05 row offset are computed once per warp; nothing divides per element.
+// ---- shared by both kernels ---------------------------------------------------
+// Chunks: a warp owns (row, chunk of CH = 256*U elements); lane l owns the
+// 8-element groups at chunk + u*256 + l*8 (u < U), so every load is a
+// coalesced 512-byte (bf16) warp access and every fp8 store a 256-byte one.
+// Row state (64-bit bases, the tcgen05 row offset) is computed once per
+// chunk; nothing divides per element.
+template <class In>
+struct RowShape {
+  static constexpr int U = RowU<In>::U;
+  static constexpr int CH = 32 * 8 * U;                   // elements per warp chunk
+  static constexpr int LPG = sizeof(In) == 2 ? 1 : 2;      // 16-byte loads per 8-element group
+  static constexpr int W = U * LPG;                        // 16-byte words per lane per chunk
+  static constexpr bool NARROW = sizeof(In) == 2;          // at most 11 significant bits (encode8)
+};
+
+struct RowOut {
+  uint8_t* dr;    // the row's packed codes
+  int64_t sbase;  // the row's first scale byte
+  bool tc;        // tcgen05 scale layout
+  // scale offset of (row, kb) = sbase + (tcgen05 ? (kb/4)*512 + kb%4 : kb)  (C7)
+  __device__ __forceinline__ void scale(int64_t kb, uint32_t sc, const Params& p) const {
+    p.row.scales[sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb)] = static_cast<uint8_t>(sc);
+  }
+};
+
+__device__ __forceinline__ RowOut row_out(const Params& p, int64_t row) {
+  RowOut o;
+  o.dr = p.row.data + row * p.row.row_bytes;
+  o.tc = p.row.layout == kTcgen05;
+  if (o.tc) {
+    const int64_t b = p.batch == 1 ? 0 : row / p.M;
+    const int64_t r = row - b * p.M;
+    o.sbase = b * p.row.smat + (r >> 7) * p.row.nkt * 512 + (r & 31) * 16 + ((r >> 5) & 3) * 4;
+  } else {
+    o.sbase = row * p.row.sblocks;
+  }
+  return o;
+}
+
+// Full group u of the chunk at element c0 from the lane's raw words w
+// (all lanes call: the block amax uses shuffles).
+template <class In, class Q>
+__device__ __forceinline__ void row_group(const uint4* w, int64_t c0, int u, int lane, const RowOut& o,
+                                          const Params& p, const typename Q::State& st) {
+  constexpr int T = Q::V / 8;  // lanes per block
+  uint32_t v[8];
+  widen8<In>(w, v);
+  const int64_t g = (c0 >> 3) + u * 32 + lane;  // 8-element group index in the row
+  uint32_t sc;
+  if (p.container8) {
+    uint32_t codes[8];
+    sc = Q::template block<RowShape<In>::NARROW>(v, 8, p, st, codes);
+    store8<Q::BITS>(o.dr, g, 8, codes, 1, Q::SHIFT8, true);
+  } else {  // packed codes built in registers, one store (a full chunk implies K % 8 == 0)
+    uint32_t pk[2];
+    sc = Q::template block_packed<In>(v, w, p, st, pk);
+    store_packed<Q::BITS>(o.dr, g, pk);
+  }
+  if ((lane % T) == 0) o.scale(g / T, sc, p);
+}
+
+// A ragged or unaligned chunk (the row's last one, or K % 8 != 0 / an
+// unaligned input): per-element bounds, loaded here.
+template <class In, class Q>
+__device__ __forceinline__ void row_ragged(const In* __restrict__ xr, int64_t c0, int lane, const RowOut& o,
+                                           const Params& p, const typename Q::State& st) {
+  constexpr int U = RowShape<In>::U, CH = RowShape<In>::CH, T = Q::V / 8;
+  const bool vec = p.vec_in != 0;
+  const bool vout = (p.K % 8) == 0;
+  const int64_t left = p.K - c0;  // > 0
+  const int rem = left >= CH ? CH : static_cast<int>(left);
+  uint32_t v[U][8];
+  int n[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const int off = u * 256 + lane * 8;
+    const int r = rem - off;
+    n[u] = r <= 0 ? 0 : (r >= 8 ? 8 : r);
+    load8<In>(xr + c0, off, n[u], vec, v[u]);
+  }
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    if (u * 256 >= rem) break;  // warp-uniform: nothing left in this chunk
+    uint32_t codes[8];
+    const uint32_t sc = Q::template block<RowShape<In>::NARROW>(v[u], n[u], p, st, codes);
+    const int64_t g = (c0 >> 3) + u * 32 + lane;
+    if (n[u] > 0) {
+      store8<Q::BITS>(o.dr, g, n[u], codes, p.container8, Q::SHIFT8, vout);
+      if ((lane % T) == 0) o.scale(g / T, sc, p);
+    }
+  }
+}
+
+// ---- k_rowstream (dense scales) --------------------------------------------------
+// Items are (row, chunk) pairs in row-major order, nch chunks per row (a
+// flat walk: no idle warps when K is not a multiple of the CTA's span). CTA
+// b owns items [b*nw*cpw, (b+1)*nw*cpw), nw = blockDim.x / 32; its warp w
+// converts items b*nw*cpw + k*nw + w, k < cpw, so at each step the CTA's
+// warps cover nw consecutive chunks. A full chunk's U loads (16 bytes each)
+// are all issued before any is used (no prefetch of the next item: it
+// spilled at 64 registers; the resident warps hide the latency).
+template <class In, class Q>
+__global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* __restrict__ x, Params p, int64_t nch,
+                                                                    int cpw) {
+  using S = RowShape<In>;
+  const int lane = threadIdx.x & 31;
+  const int nw = static_cast<int>(blockDim.x >> 5);
+  const int64_t items = p.batch * p.M * nch;
+  int64_t it = static_cast<int64_t>(blockIdx.x) * nw * cpw + (threadIdx.x >> 5);
+  if (it >= items) return;  // warp-uniform
+  const typename Q::State st = Q::prepare(p);
+  const bool vec = p.vec_in != 0;
+  // item -> (row, chunk): one division per warp, then steps of nw chunks
+  int64_t row, c;
+  if (items <= 0xFFFFFFFFll) {
+    const uint32_t r32 = static_cast<uint32_t>(it) / static_cast<uint32_t>(nch);
+    row = r32;
+    c = it - static_cast<int64_t>(r32) * nch;
+  } else {
+    row = it / nch;
+    c = it - row * nch;
+  }
+  for (int k = 0;; ++k) {
+    const RowOut o = row_out(p, row);
+    const int64_t c0 = c * S::CH;
+    if (vec && c0 + S::CH <= p.K) {
+      const In* q = x + row * p.K + c0 + lane * 8;
+      uint4 w[S::W];
+#pragma unroll
+      for (int u = 0; u < S::U; ++u) {
+#pragma unroll
+        for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = ld_stream(q + u * 256 + j * 4);
+      }
+#pragma unroll
+      for (int u = 0; u < S::U; ++u) row_group<In, Q>(&w[u * S::LPG], c0, u, lane, o, p, st);
+    } else {
+      row_ragged<In, Q>(x + row * p.K, c0, lane, o, p, st);
+    }
+    it += nw;
+    if (k + 1 >= cpw || it >= items) break;
+    c += nw;  // the warp's next item, nw chunks on
+    while (c >= nch) {
+      c -= nch;
+      ++row;
+    }
+  }
+}
+
+// ---- k_rowwise (cp.async ring) --------------------------------------------------
+// grid.x covers rows (8 warps per CTA, one row each), grid.y strides over
+// the chunks (a warp converts up to 4 chunks of its row). Full vector
+// chunks are prefetched kRowStages-1 chunks ahead with cp.async (16 bytes
+// per lane per copy, L2 only) into a per-warp ring in shared memory: the
+// bytes in flight hold no registers. Each lane reads back only the words it
+// copied itself, so the ring needs no barrier; a stage is refilled only
+// after the same lane consumed it.
 __device__ __forceinline__ void cp_async16(void* smem, const void* g) {
   const uint32_t sa = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
@@ -45,48 +215,20 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
 
 template <class In, class Q>
 __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __restrict__ x, Params p) {
-  constexpr int U = RowU<In>::U;
-  constexpr int T = Q::V / 8;          // lanes per block
-  constexpr int CH = 32 * 8 * U;       // elements per warp chunk
-  constexpr int LPG = sizeof(In) == 2 ? 1 : 2;  // 16-byte loads per 8-element group
-  constexpr bool NARROW = sizeof(In) == 2;      // at most 11 significant bits (encode8)
+  using SH = RowShape<In>;
+  constexpr int U = SH::U, CH = SH::CH, LPG = SH::LPG, W = SH::W;
   const int lane = threadIdx.x & 31;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kRowWarps + (threadIdx.x >> 5);
   const int64_t rows = p.batch * p.M;
   if (row >= rows) return;  // warp-uniform
   const typename Q::State st = Q::prepare(p);
   const In* __restrict__ xr = x + row * p.K;
-  uint8_t* __restrict__ dr = p.row.data + row * p.row.row_bytes;
-  // scale offset of (row, kb) = sbase + (tcgen05 ? (kb/4)*512 + kb%4 : kb)  (C7)
-  const bool tc = p.row.layout == kTcgen05;
-  int64_t sbase;
-  if (tc) {
-    const int64_t b = p.batch == 1 ? 0 : row / p.M;
-    const int64_t r = row - b * p.M;
-    sbase = b * p.row.smat + (r >> 7) * p.row.nkt * 512 + (r & 31) * 16 + ((r >> 5) & 3) * 4;
-  } else {
-    sbase = row * p.row.sblocks;
-  }
+  const RowOut o = row_out(p, row);
   const bool vec = p.vec_in != 0;
-  const bool vout = (p.K % 8) == 0;
   const int64_t nch = (p.K + CH - 1) / CH;
   const int64_t gy = gridDim.y;
-  // quantize group u of chunk c0 (all lanes call: the block amax uses shuffles)
-  auto emit = [&](int64_t c0, int u, const uint32_t (&v)[8], int n) {
-    uint32_t codes[8];
-    const uint32_t sc = Q::template block<NARROW>(v, n, p, st, codes);
-    const int64_t g = (c0 >> 3) + u * 32 + lane;  // 8-element group index in the row
-    if (n > 0) {
-      store8<Q::BITS>(dr, g, n, codes, p.container8, Q::SHIFT8, vout);
-      if ((lane % T) == 0) {
-        const int64_t kb = g / T;
-        p.row.scales[sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb)] = static_cast<uint8_t>(sc);
-      }
-    }
-  };
   // 16-byte words per lane per chunk, in a ring [stage][warp][word][lane]:
   // a warp's copy of one word is 512 contiguous bytes (no bank conflicts).
-  constexpr int W = U * LPG;
   constexpr int S = kRowStages;
   __shared__ uint4 ring[S][kRowWarps][W][32];
   const int wp = threadIdx.x >> 5;
@@ -120,38 +262,10 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
         uint4 w[LPG];
 #pragma unroll
         for (int j = 0; j < LPG; ++j) w[j] = ring[cs][wp][u * LPG + j][lane];
-        uint32_t v[8];
-        widen8<In>(w, v);
-        if (p.container8) {
-          emit(c0, u, v, 8);
-        } else {  // packed codes built in registers, one store (a full chunk implies K % 8 == 0)
-          uint32_t pk[2];
-          const uint32_t sc = Q::template block_packed<In>(v, w, p, st, pk);
-          const int64_t g = (c0 >> 3) + u * 32 + lane;
-          store_packed<Q::BITS>(dr, g, pk);
-          if ((lane % T) == 0) {
-            const int64_t kb = g / T;
-            p.row.scales[sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb)] = static_cast<uint8_t>(sc);
-          }
-        }
+        row_group<In, Q>(w, c0, u, lane, o, p, st);
       }
-    } else {  // ragged or unaligned chunk: per-element bounds
-      const int64_t left = p.K - c0;  // > 0
-      const int rem = left >= CH ? CH : static_cast<int>(left);
-      uint32_t v[U][8];
-      int n[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int off = u * 256 + lane * 8;
-        const int r = rem - off;
-        n[u] = r <= 0 ? 0 : (r >= 8 ? 8 : r);
-        load8<In>(xr + c0, off, n[u], vec, v[u]);
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (u * 256 >= rem) break;  // warp-uniform: nothing left in this chunk
-        emit(c0, u, v[u], n[u]);
-      }
+    } else {
+      row_ragged<In, Q>(xr, c0, lane, o, p, st);
     }
     cs = cs + 1 == S ? 0 : cs + 1;
     is = is + 1 == S ? 0 : is + 1;

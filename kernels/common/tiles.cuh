@@ -1,10 +1,11 @@
 // tiles.cuh - the colwise/fused block-quantization kernel (SPEC C3, C4,
 // C5, C6, C7): 32x64 or 128x64 tiles for colwise (source or transposed
-// data) and fused rowwise+colwise quantization in one read of the input,
-// and the global amax of NVFP4. The rowwise kernel is in rowwise.cuh, the
-// block quantizers and loads/stores in block_quant.cuh. Full 128x64 tiles of
-// 16-bit MX inputs take the stream kernel (col_stream.cuh) instead; this one
-// is the general path (ragged tiles, fp32, NVFP4, container8, forced rows).
+// data) and fused rowwise+colwise quantization in one read of the input.
+// The rowwise kernels are in rowwise.cuh, NVFP4's global amax in
+// nvfp4/amax.cuh, the block quantizers and loads/stores in block_quant.cuh.
+// Full 128x64 tiles of 16-bit MX inputs take the stream kernel
+// (col_stream.cuh) instead; this one is the general path (ragged tiles,
+// fp32, NVFP4, container8, forced tile rows).
 #pragma once
 
 #include "block_quant.cuh"
@@ -262,36 +263,6 @@ __global__ void __launch_bounds__(256, 3) k_tile(const In* __restrict__ x, Param
     b = nb;
     m0 = nm0;
     c0 = nc0;
-  }
-}
-
-// ---- global amax (NVFP4, per-tensor): NaN-dropping fmax of |x| -------------------
-template <class In>
-__global__ void __launch_bounds__(256) k_amax(const In* __restrict__ x, int64_t n, int vec, uint32_t* out) {
-  float m = 0.0f;
-  const int64_t nthreads = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  const int64_t t0 = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int64_t ngroups = (n + 7) / 8;
-  for (int64_t g = t0; g < ngroups; g += nthreads) {
-    const int64_t i0 = g * 8;
-    const int64_t r = n - i0;
-    const int cnt = r >= 8 ? 8 : static_cast<int>(r);
-    uint32_t v[8];
-    load8<In>(x, i0, cnt, vec, v);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) m = fmaxf(m, fabsf(__uint_as_float(v[i])));
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-  __shared__ float sm[8];
-  if ((threadIdx.x & 31) == 0) sm[threadIdx.x >> 5] = m;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    m = threadIdx.x < (blockDim.x >> 5) ? sm[threadIdx.x] : 0.0f;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-    // non-negative fp32 values order like their bit patterns
-    if (threadIdx.x == 0 && m > 0.0f) atomicMax(out, __float_as_uint(m));
   }
 }
 

@@ -1,7 +1,9 @@
 // nvfp4.cu - NVFP4 quantize (SPEC C5): global amax pass, then ue4m3
 // block scales and e2m1 elements in both operation orders (TransformerEngine,
-// torchao), rowwise/colwise/fused through the kernels of common/tiles.cuh.
+// torchao), rowwise through common/rowwise.cuh, colwise/fused through
+// common/tiles.cuh; the amax kernel is in amax.cuh.
 #include "common/launch_impl.cuh"
+#include "nvfp4/amax.cuh"
 
 namespace mxk::detail {
 

@@ -1,0 +1,165 @@
+// gpu_gate_row_test.cpp - the `gpu` gate for the rowwise work of issue 9.
+// The rowwise kernels: k_rowstream (dense scales) and the cp.async ring
+// (tcgen05 scales) are both reached by every Recipes test through the two
+// rowwise configurations; here, k_rowstream with 8 warps per CTA (large
+// tensors; the other tests' shapes get 2), ragged last chunks and forced
+// splits, and a sanitizer case. Then inputs for the NVFP4 block
+// quantizer that the random and special inputs reach rarely:
+// quotients x / total exactly on, and a few fp32/bf16 steps either side of,
+// every e2m1 decision boundary (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5) for
+// divisors 2^-3 .. 2^5, zeros and tiny values, and a tensor whose global
+// amax makes per_tensor_scale and the divisors subnormal. Both NVFP4 orders,
+// every configuration and packing (rowwise, colwise and fused kernels share
+// the block quantizer).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu_gate.hpp"
+#include "gpu_gate_cases.hpp"
+#include "mx/quantize.hpp"
+#include "mxk/api.hpp"
+
+namespace {
+
+#define REQUIRE_GPU()                                                       \
+  do {                                                                      \
+    std::string why_;                                                       \
+    if (!mxk::device_available(&why_)) GTEST_SKIP() << "no GPU: " << why_; \
+  } while (0)
+
+std::uint32_t bits_of(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+float float_of(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+// [1, rows, cols] input of type t: fp32 bit patterns, stored as bf16 (the
+// upper half: every value below is a bf16 value) or fp32.
+gate::Input make(mx::InType t, std::int64_t rows, std::int64_t cols, const std::vector<std::uint32_t>& v) {
+  gate::Input in;
+  in.type = t;
+  in.rows = rows;
+  in.cols = cols;
+  const std::size_t n = static_cast<std::size_t>(rows * cols);
+  if (t == mx::InType::bf16) {
+    in.bytes.resize(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint16_t h = static_cast<std::uint16_t>(v[i] >> 16);
+      std::memcpy(&in.bytes[2 * i], &h, 2);
+    }
+  } else {
+    in.bytes.resize(4 * n);
+    std::memcpy(in.bytes.data(), v.data(), 4 * n);
+  }
+  return in;
+}
+
+// Blocks of 16: the block maximum 6 * 2^j first (so that, with the global
+// amax 2688 at element 0, per_tensor_scale = 1 and the divisor is 2^j), then
+// e2m1 decision boundaries times 2^j moved by -3..3 steps (fp32 steps, or
+// bf16 steps for bf16 inputs), both signs, and zeros and tiny values.
+std::vector<std::uint32_t> boundary_values(mx::InType t, std::int64_t n) {
+  static const float kBound[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 6.0f};
+  const std::uint32_t step = t == mx::InType::bf16 ? 0x10000u : 1u;
+  std::vector<std::uint32_t> v(static_cast<std::size_t>(n));
+  std::uint32_t k = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t blk = i / 16, e = i % 16;
+    const int j = static_cast<int>(blk % 9) - 3;  // divisor 2^-3 .. 2^5
+    if (e == 0) {
+      v[i] = bits_of(std::ldexp(6.0f, j));
+    } else if (e == 15) {
+      v[i] = (blk % 3 == 0) ? 0x80000000u : bits_of(std::ldexp(1.0f, -90 + static_cast<int>(blk % 7)));  // -0, tiny
+    } else {
+      const float b = std::ldexp(kBound[k % 8], j);
+      const int d = static_cast<int>((k / 8) % 7) - 3;
+      ++k;
+      v[i] = (bits_of(b) + static_cast<std::uint32_t>(d) * step) | ((k % 5 == 0) ? 0x80000000u : 0u);
+    }
+  }
+  v[0] = bits_of(2688.0f);
+  return v;
+}
+
+// k_rowstream with 8 warps per CTA: 1100 x 4100 (5 chunks per row, the
+// last ragged) is 5500 chunks, >= 4 CTAs of 8 warps per SM; splits 0, 3.
+TEST(GpuGateRow, StreamLargeBytesEqualReference) {
+  REQUIRE_GPU();
+  struct Reset {
+    ~Reset() { mxk::set_work_split(0); }
+  } reset;
+  std::uint64_t seed = 4100;
+  for (const char* name : {"mxfp8_e4m3", "mxint8", "mxfp4:rceil", "nvfp4"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
+      const gate::Input in = gate::make_input(gate::Dist::special, t, 1, 1100, 4100, r.elem, seed++);
+      for (const int split : {0, 3}) {
+        mxk::set_work_split(split);
+        for (mx::Packing pk : gate::kPackings) {
+          const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[0], pk);
+          ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+              << name << " " << mx::in_type_name(t) << " split " << split
+              << (pk == mx::Packing::container8 ? " container8" : " packed");
+        }
+      }
+    }
+  }
+}
+
+// compute-sanitizer subset (the gate's sanitizer filter runs GpuGateSanitizer.*):
+// k_rowstream on full and ragged chunks, one and four chunks per warp.
+TEST(GpuGateSanitizer, RowStream) {
+  REQUIRE_GPU();
+  struct Reset {
+    ~Reset() { mxk::set_work_split(0); }
+  } reset;
+  for (const char* name : {"mxfp8_e4m3", "mxfp6_e2m3", "nvfp4"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
+      const gate::Input in = gate::make_input(gate::Dist::special, t, 2, 5, 9256, r.elem, 4200);
+      for (const int split : {1, 4}) {
+        mxk::set_work_split(split);
+        const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[0]);
+        ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+            << name << " split " << split;
+      }
+    }
+  }
+}
+
+TEST(GpuGateRow, Nvfp4QuotientBoundariesBytesEqualReference) {
+  REQUIRE_GPU();
+  for (const char* name : {"nvfp4:torchao", "nvfp4"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
+      for (int tensor = 0; tensor < 2; ++tensor) {
+        const std::int64_t rows = 24, cols = 272;  // ragged chunk and tile edges too
+        std::vector<std::uint32_t> v = boundary_values(t, rows * cols);
+        if (tensor == 1) {
+          // global amax 2^-120: per_tensor_scale and the divisors subnormal
+          for (auto& w : v) w = (w & 0x80000000u) | bits_of(std::ldexp(std::fabs(float_of(w)), -140));
+        }
+        const gate::Input in = make(t, rows, cols, v);
+        for (const gate::Cfg& c : gate::kCfgs) {
+          for (mx::Packing pk : gate::kPackings) {
+            const mx::QuantizeOptions o = gate::opts_of(c, pk);
+            ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+                << name << " " << mx::in_type_name(t) << " tensor " << tensor << " " << c.name
+                << (pk == mx::Packing::container8 ? " container8" : " packed");
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
