@@ -29,8 +29,24 @@ Input make_input(Dist d, mx::InType t, std::int64_t batch, std::int64_t rows, st
 // "0x3c000000": fp32 bits for failure messages.
 std::string hex32(std::uint32_t v);
 
+// A tensor shape [batch, rows, cols] and its "[b,m,k]" form for messages.
+struct Shape {
+  std::int64_t b, m, k;
+};
+inline std::string shape_str(const Shape& s) {
+  return "[" + std::to_string(s.b) + "," + std::to_string(s.m) + "," + std::to_string(s.k) + "]";
+}
+
 // "" when equal, else a one-line description of the first difference.
 std::string diff_bytes(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want, const char* what);
 std::string diff_quantized(const mx::Quantized& got, const mx::Quantized& want);
 
 }  // namespace gate
+
+// In a gate test body: skip (reported as skipped, never as passed) when no
+// CUDA device can run the kernels (needs GoogleTest and mxk/api.hpp).
+#define REQUIRE_GPU()                                                       \
+  do {                                                                      \
+    std::string why_;                                                       \
+    if (!mxk::device_available(&why_)) GTEST_SKIP() << "no GPU: " << why_; \
+  } while (0)

@@ -25,12 +25,6 @@
 
 namespace {
 
-#define REQUIRE_GPU()                                                       \
-  do {                                                                      \
-    std::string why_;                                                       \
-    if (!mxk::device_available(&why_)) GTEST_SKIP() << "no GPU: " << why_; \
-  } while (0)
-
 std::uint32_t bits_of(float f) {
   std::uint32_t b;
   std::memcpy(&b, &f, 4);

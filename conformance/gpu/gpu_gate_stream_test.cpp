@@ -25,18 +25,8 @@ using gate::Dist;
 using gate::kCfgs;
 using gate::opts_of;
 
-#define REQUIRE_GPU()                                                       \
-  do {                                                                      \
-    std::string why_;                                                       \
-    if (!mxk::device_available(&why_)) GTEST_SKIP() << "no GPU: " << why_; \
-  } while (0)
-
-struct Shape {
-  std::int64_t b, m, k;
-};
-std::string shape_str(const Shape& s) {
-  return "[" + std::to_string(s.b) + "," + std::to_string(s.m) + "," + std::to_string(s.k) + "]";
-}
+using gate::Shape;
+using gate::shape_str;
 
 struct Knobs {  // restores the launcher knobs whatever happens
   Knobs(int split, bool sw) {

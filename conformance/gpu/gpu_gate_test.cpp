@@ -21,18 +21,10 @@ namespace {
 
 using gate::Dist;
 
-#define REQUIRE_GPU()                                                       \
-  do {                                                                      \
-    std::string why_;                                                       \
-    if (!mxk::device_available(&why_)) GTEST_SKIP() << "no GPU: " << why_; \
-  } while (0)
-
 using gate::Cfg;
 using gate::kCfgs;
 using gate::kTypes;
-struct Shape {
-  std::int64_t b, m, k;
-};
+using gate::Shape;
 const Shape kShapes[] = {{1, 1, 1}, {1, 31, 33}, {1, 127, 129}, {3, 45, 70}, {2, 64, 256}};
 
 using gate::opts_of;
