@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "mx/quantize.hpp"
 
 namespace gate {
@@ -35,6 +37,15 @@ struct Shape {
 };
 inline std::string shape_str(const Shape& s) {
   return "[" + std::to_string(s.b) + "," + std::to_string(s.m) + "," + std::to_string(s.k) + "]";
+}
+
+// gtest parameter name of a recipe ("mxfp8_e4m3:rceil" -> "mxfp8_e4m3_rceil").
+inline std::string param_name(const ::testing::TestParamInfo<std::string>& i) {
+  std::string s = i.param;
+  for (char& ch : s) {
+    if (ch == ':') ch = '_';
+  }
+  return s;
 }
 
 // "" when equal, else a one-line description of the first difference.

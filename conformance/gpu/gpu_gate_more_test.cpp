@@ -28,14 +28,6 @@ using gate::Shape;
 using gate::shape_str;
 
 class OptionRecipes : public ::testing::TestWithParam<std::string> {};
-std::string param_name(const ::testing::TestParamInfo<std::string>& i) {
-  std::string s = i.param;
-  for (char& ch : s) {
-    if (ch == ':') ch = '_';
-  }
-  return s;
-}
-
 // C3/C4/C5 under nonfinite_block_ignore and the explicit NaN policy names:
 // every configuration and packing, every input type, inputs with NaN/Inf in
 // blocks (special) and structured ties (midpoints); fused; dequantize.
@@ -70,7 +62,7 @@ TEST_P(OptionRecipes, BytesEqualReference) {
     }
   }
 }
-INSTANTIATE_TEST_SUITE_P(GpuGate, OptionRecipes, ::testing::ValuesIn(gate::option_recipes()), param_name);
+INSTANTIATE_TEST_SUITE_P(GpuGate, OptionRecipes, ::testing::ValuesIn(gate::option_recipes()), gate::param_name);
 
 // Empty tensors (M = 0 or K = 0, batch 1 and 2): quantize (every recipe,
 // configuration and packing; fused) and dequantize give exactly the

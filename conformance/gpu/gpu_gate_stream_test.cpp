@@ -73,14 +73,6 @@ void check_all(const mx::Recipe& r, const std::string& name, const gate::Input& 
 
 class StreamRecipes : public ::testing::TestWithParam<std::string> {};
 
-std::string param_name(const ::testing::TestParamInfo<std::string>& i) {
-  std::string s = i.param;
-  for (char& ch : s) {
-    if (ch == ':') ch = '_';
-  }
-  return s;
-}
-
 TEST_P(StreamRecipes, FullTilesBytesEqualReference) {
   REQUIRE_GPU();
   std::uint64_t seed = 4100;
@@ -113,7 +105,7 @@ TEST_P(StreamRecipes, FullTilesBytesEqualReference) {
     }
   }
 }
-INSTANTIATE_TEST_SUITE_P(GpuGate, StreamRecipes, ::testing::ValuesIn(gate::main_recipes()), param_name);
+INSTANTIATE_TEST_SUITE_P(GpuGate, StreamRecipes, ::testing::ValuesIn(gate::main_recipes()), gate::param_name);
 
 // The stream kernel under compute-sanitizer (memcheck, racecheck: the
 // double-buffered tile, the source-order code tile and their barriers):

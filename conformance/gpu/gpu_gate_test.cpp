@@ -45,14 +45,6 @@ const auto* const kPoisonEnv = ::testing::AddGlobalTestEnvironment(new PoisonChe
 
 class Recipes : public ::testing::TestWithParam<std::string> {};
 
-std::string param_name(const ::testing::TestParamInfo<std::string>& i) {
-  std::string s = i.param;
-  for (char& ch : s) {
-    if (ch == ':') ch = '_';
-  }
-  return s;
-}
-
 // C2-C7: every layout, axis, order, input type, shape and distribution.
 TEST_P(Recipes, QuantizeBytesEqualReference) {
   REQUIRE_GPU();
@@ -317,7 +309,7 @@ TEST_P(Recipes, RowRingBytesEqualReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(GpuGate, Recipes, ::testing::ValuesIn(mx::recipe_names()), param_name);
+INSTANTIATE_TEST_SUITE_P(GpuGate, Recipes, ::testing::ValuesIn(mx::recipe_names()), gate::param_name);
 
 // Large tensors: 4096x4096 for a few recipes (the reference is computed on
 // several threads at once; each case still compares every byte).
