@@ -18,8 +18,18 @@
 // warpgroups take the k-tiles in turn: each loads its own k-tiles (cp.async,
 // STW stages of its own), widens a whole k-tile into registers while the
 // others run their steps, then takes the accumulator from shared memory
-// (handed over exactly, fp32 bits), issues its 16 wgmmas, and hands it on
-// (named barriers, bar.sync on both sides). No split-K: one k-ordered chain per element (C11).
+// (handed over exactly, fp32 bits), issues its 16 wgmmas, and hands it on.
+// No split-K: one k-ordered chain per element (C11).
+// Synchronization is by mbarriers only (PTX ISA 9.0, 9.7.13.15), every thread
+// arriving for its own accesses: `hand[g]` (128 arrivals: the writer
+// warpgroup g's threads after their stores of the accumulator; warpgroup g + 1
+// waits before its loads; arrive has .release, try_wait .acquire semantics at
+// CTA scope, 9.7.13.15.13/16) and `ready[g]` (128 arrivals of warpgroup g's
+// own threads once their copies of a k-tile landed: a barrier within the
+// warpgroup for its stages). The accumulator has one slot: its next writer is
+// always its reader (the same thread, in program order), so it needs no
+// `empty` barrier; a phase of hand[g] cannot be overtaken, since warpgroup g
+// hands over again only after the accumulator came round the whole chain.
 // Elements of B past K are +0 (never a widened value: C11's padding), A past
 // K is zero-filled; the steps past ceil(K / 16) add only zero products.
 #include <cuda_runtime.h>
@@ -30,6 +40,7 @@
 #include "gemm/gemm_config.hpp"
 #include "gemm/gemm_host.hpp"
 #include "gemm/gemm_w4a16_decode.hpp"
+#include "gemm/gemm_ws.cuh"
 #include "gemm/wgmma_rs_ops.cuh"
 #include "mx/error.hpp"
 
@@ -48,7 +59,8 @@ struct RsParams {
 };
 
 // Shared memory: the lookup table (256 packed bytes x 32 lanes), the
-// accumulator being handed over ([NA / 2][128] fp32), then W x STW stages of
+// accumulator being handed over ([NA / 2][128] fp32), 2W mbarriers (128
+// bytes), then W x STW stages of
 // packed B [64][KT / 2] (rows RS bytes apart: the 16-byte pad keeps the 8 rows
 // a warp reads at once on different banks), its scale codes [64][CW words],
 // and A [NA][KT] bf16 in the wgmma layout of gemm_common.cuh (one 32-byte
@@ -57,21 +69,18 @@ template <class C>
 struct RsLayout {
   static constexpr int WT = 128, THREADS = WT * C::W, KT = C::KT, KB = KT / 32, CW = KB / 4;
   static constexpr int RS = KT / 2 + 16;
-  static constexpr int ACC = 256 * 32 * 4, STAGES = ACC + C::NA / 2 * WT * 4;  // the table at 0
+  static constexpr int ACC = 256 * 32 * 4, BARS = ACC + C::NA / 2 * WT * 4;  // the table at 0
+  static constexpr int STAGES = BARS + 128;  // mbarriers hand[W], ready[W]
   static constexpr int CODES = 64 * RS, ACT = CODES + 64 * CW * 4;
   static constexpr int STAGE = (ACT + C::NA * KT * 2 + 127) / 128 * 128;
   static constexpr int BYTES = STAGES + C::W * C::STW * STAGE;
   static_assert(KT == 256 && CW == 2 && 64 * CW <= WT, "two scale words per row, one per thread");
   static_assert(C::NA * (KT / 8) % WT == 0 && 64 * KB % WT == 0, "chunks per thread");
   static_assert(STAGES % 128 == 0 && ACT % 128 == 0 && BYTES <= 227 * 1024, "shared memory");
-  static_assert(C::W >= 2 && C::W <= 7 && C::STW >= 2, "named barriers 1..2W");
+  static_assert(C::W >= 2 && 2 * C::W * 8 <= STAGES - BARS && C::STW >= 2, "2W mbarriers");
 };
 
 #ifdef MXK_GEMM_HAVE_WGMMA
-__device__ __forceinline__ void bar_sync(int id, int count) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
-}
-
 // bf16 bits of an e2m1 code (exact).
 __device__ __forceinline__ std::uint32_t e2m1_bf16(std::uint32_t c) { return e2m1_f32_bits(c) >> 16; }
 
@@ -207,20 +216,23 @@ __device__ __forceinline__ void rs_store(const float (&acc)[C::NA / 2], const Rs
 // One k-tile of warpgroup g: widen (overlapping the other warpgroups' steps),
 // take the accumulator, 16 wgmma steps, hand it on (the last tile stores D).
 template <class C, bool BF16, bool RAGGED>
-__device__ __forceinline__ void rs_tile(std::uint32_t st, std::uint32_t smem, int valid, std::int64_t kt,
-                                        std::int64_t ntiles, const RsParams& p, std::int64_t m0, std::int64_t n0) {
+__device__ __forceinline__ void rs_tile(std::uint32_t st, std::uint32_t smem, std::uint64_t* hand, int valid,
+                                        std::int64_t kt, std::int64_t ntiles, const RsParams& p, std::int64_t m0,
+                                        std::int64_t n0) {
   using L = RsLayout<C>;
   constexpr int R = C::NA / 2;
   const int wt = static_cast<int>(threadIdx.x) & 127, g = static_cast<int>(threadIdx.x) >> 7;
   std::uint32_t f[L::KB][8];
   widen_tile<C, RAGGED>(st, smem, valid, f);
   const std::uint32_t accs = smem + L::ACC + 4 * static_cast<std::uint32_t>(wt);
-  if (kt > 0) bar_sync(1 + C::W + (g + C::W - 1) % C::W, 2 * L::WT);  // tile kt - 1 handed the accumulator on
+  // Tile kt - 1 (warpgroup g - 1) handed the accumulator on: phase (kt - 1) / W of its barrier.
+  if (kt > 0) mbar_wait(hand + (g + C::W - 1) % C::W, static_cast<std::uint32_t>((kt - 1) / C::W) & 1u);
   float acc[R];
 #pragma unroll
   for (int i = 0; i < R; ++i) acc[i] = lds_f32(accs + i * L::WT * 4);
   // Step s's descriptor: the k-tile's plus s * NA * 32 bytes (address field in 16-byte units; < 2^14).
   const std::uint64_t d0 = smem_desc_addr(st + L::ACT);
+  __syncwarp();  // the waits above are per-thread loops: converge before the .aligned wgmma instructions
   wgmma_fence();
 #pragma unroll
   for (int j = 0; j < L::KB; ++j) {
@@ -234,12 +246,7 @@ __device__ __forceinline__ void rs_tile(std::uint32_t st, std::uint32_t smem, in
   if (kt + 1 == ntiles) return rs_store<C, BF16>(acc, p, m0, n0);
 #pragma unroll
   for (int i = 0; i < R; ++i) sts_f32(accs + i * L::WT * 4, acc[i]);
-  // bar.sync on both sides of the hand-over (not bar.arrive here): the
-  // PTX ISA orders the arriving thread's stores too, but compute-sanitizer's
-  // racecheck reported the arrive/sync pair as RAW hazards (h100-decode,
-  // call 3). The next warpgroup is normally already waiting (it widened its
-  // tile during these steps), so the wait costs little.
-  bar_sync(1 + C::W + g, 2 * L::WT);
+  mbar_arrive(hand + g);  // every thread, after its own stores (no wait: on to the next tile's widening)
 }
 #endif  // MXK_GEMM_HAVE_WGMMA
 
@@ -251,6 +258,7 @@ __global__ void __launch_bounds__(128 * C::W, 1) w4a16_rs_kernel(const RsParams 
   extern __shared__ __align__(1024) std::uint8_t smem[];
   const std::uint32_t sm = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
   const int tid = static_cast<int>(threadIdx.x), wt = tid & 127, g = tid >> 7, l = tid & 31;
+  std::uint64_t* const hand = reinterpret_cast<std::uint64_t*>(smem + L::BARS);  // hand[W], then ready[W]
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x / p.mt) * 64, m0 = (blockIdx.x % p.mt) * C::NA;
   const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
   // Rows of A past M and of B past N are never loaded: zero the stages once
@@ -272,6 +280,10 @@ __global__ void __launch_bounds__(128 * C::W, 1) w4a16_rs_kernel(const RsParams 
     for (int i = 0; i < R; ++i) reinterpret_cast<float*>(smem + L::ACC)[i * L::WT + wt] = acc[i];
   }
   if (ntiles == 0) return;  // K = 0: D = C (all threads leave here, before any barrier)
+  if (tid == 0) {
+    for (int b = 0; b < 2 * C::W; ++b) mbar_init(hand + b, L::WT);
+    mbar_init_fence();
+  }
   __syncthreads();
   const std::uint32_t mine = sm + L::STAGES + g * STW * L::STAGE;
 #pragma unroll
@@ -284,16 +296,18 @@ __global__ void __launch_bounds__(128 * C::W, 1) w4a16_rs_kernel(const RsParams 
   for (std::int64_t kt = g; kt < ntiles; kt += C::W, ++i) {
     cp_async_wait<STW - 2>();
     fence_proxy_async();
-    bar_sync(1 + g, L::WT);  // this warpgroup's tile kt landed; its stage of tile kt - W is free
+    // This warpgroup's tile kt landed (every thread's copies); its stage of tile kt - W is free.
+    mbar_arrive(hand + C::W + g);
+    mbar_wait(hand + C::W + g, static_cast<std::uint32_t>(i) & 1u);
     const std::int64_t next = kt + static_cast<std::int64_t>(STW - 1) * C::W;
     if (next < ntiles) rs_load<C>(smem + (mine - sm) + ((i + STW - 1) % STW) * L::STAGE, p, m0, n0, next, wt);
     cp_async_commit();
     const std::uint32_t st = mine + (i % STW) * L::STAGE;
     const std::int64_t valid = p.k - kt * L::KT;
     if (valid < L::KT)
-      rs_tile<C, BF16, true>(st, sm, static_cast<int>(valid), kt, ntiles, p, m0, n0);
+      rs_tile<C, BF16, true>(st, sm, hand, static_cast<int>(valid), kt, ntiles, p, m0, n0);
     else
-      rs_tile<C, BF16, false>(st, sm, L::KT, kt, ntiles, p, m0, n0);
+      rs_tile<C, BF16, false>(st, sm, hand, L::KT, kt, ntiles, p, m0, n0);
   }
   cp_async_wait_all();
 #else
