@@ -63,7 +63,7 @@ fi
 if [ -n "${NCU:-}" ] && command -v ncu >/dev/null; then
   for job in "64 7168 2048" "1 7168 2048"; do  # same grid (112 blocks of 2 warpgroups), NA 64 against NA 8
     echo "### w4a16 $job" >>"$OUT/ncu.txt"
-    timeout 40 ncu --clock-control none -c 1 -k regex:w4a16_rs_kernel --section SpeedOfLight --section WarpStateStats \
+    timeout 30 ncu --clock-control none -c 1 -k regex:w4a16_rs_kernel --section SpeedOfLight --section WarpStateStats \
       --section Occupancy --section InstructionStats --section SourceCounters --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
       $BENCH time w4a16 $job 1 0 0 >>"$OUT/ncu.txt" 2>&1
   done
