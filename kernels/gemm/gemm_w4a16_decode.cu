@@ -84,42 +84,48 @@ struct RsLayout {
 // bf16 bits of an e2m1 code (exact).
 __device__ __forceinline__ std::uint32_t e2m1_bf16(std::uint32_t c) { return e2m1_f32_bits(c) >> 16; }
 
-// One warpgroup's copies of k-tile kt (wt: thread in the warpgroup): A chunk
-// (row wt / (KT/8) + 4i, 8 elements at (wt % (KT/8)) * 8), B chunk (row
-// wt / KB + 16i, 32 elements at (wt % KB) * 32), one scale word (row wt / CW,
-// word wt % CW).
+// One warpgroup's copies of k-tile kt (wt: thread in the warpgroup). A: the
+// thread's chunk i (8 elements) is row 8 (i / 2) + wt % 8, 16-byte column
+// 16 (i % 2) + 2 (wt / 16) + (wt / 8) % 2, so the 8 lanes of a group write the
+// 8 rows of one core matrix (128 contiguous bytes of shared memory: no bank
+// conflict; a row per warp put all 32 chunks on the same 4 banks, 8 times the
+// wavefronts: ncu, h100-decode run 4) and 4 lanes read 64 contiguous bytes of
+// a row. B: chunk i is row wt / KB + 16 i, 32 elements at (wt % KB) * 32; one
+// scale word (row wt / CW, word wt % CW). Whole k-tiles with aligned rows take
+// the cp.async loops alone (compact code in the k-loop); the others load16.
 template <class C>
 __device__ __forceinline__ void rs_load(std::uint8_t* st, const RsParams& p, std::int64_t m0, std::int64_t n0,
                                         std::int64_t kt, int wt) {
   using L = RsLayout<C>;
-  constexpr int ACH = L::KT / 8, ARS = L::WT / ACH, BRS = L::WT / L::KB;
-  constexpr int A_PT = C::NA * ACH / L::WT, B_PT = 64 * L::KB / L::WT;  // 16-byte chunks per thread
-  const int ach = wt % ACH, bch = wt % L::KB;
-  const std::int64_t k0 = kt * L::KT;
-  const bool full = p.vec_a && p.vec_b && k0 + L::KT <= p.k;
-  const int da = (ach >> 1) * C::NA * 32;
+  constexpr int A_PT = C::NA * (L::KT / 8) / L::WT, BRS = L::WT / L::KB, B_PT = 64 * L::KB / L::WT;
+  static_assert(L::KT / 8 == 32 && A_PT % 2 == 0, "32 chunks per row of A: 16 columns x 8 rows per pass");
+  const int ar = wt & 7, ach = 2 * (wt >> 4) + ((wt >> 3) & 1), br = wt / L::KB, bch = wt % L::KB;
+  const std::int64_t k0 = kt * L::KT, lda8 = 8 * p.lda, ldbs = BRS * p.ldb;
+  std::uint8_t* const da = st + L::ACT + (ach >> 1) * C::NA * 32 + core_off(ar, ach & 1);
+  std::uint8_t* const db = st + br * L::RS + 16 * bch;
+  const std::int64_t oa = (m0 + ar) * p.lda + k0 + 8 * ach, ob = (n0 + br) * p.ldb + (k0 + 32 * bch) / 2;
+  // A chunk i: + (i / 2) * 256 bytes (core_off, 8 rows on) and + (i % 2) * 8 * NA * 32 (16 columns on).
+  if (p.vec_a && p.vec_b && k0 + L::KT <= p.k) {
 #pragma unroll
-  for (int i = 0; i < A_PT; ++i) {
-    const int r = wt / ACH + i * ARS;
-    if (m0 + r >= p.m) continue;
-    std::uint8_t* dst = st + L::ACT + da + core_off(r, ach & 1);
-    const std::uint16_t* src = p.a + (m0 + r) * p.lda + k0 + 8 * ach;
-    if (full)
-      cp_async16(dst, src);
-    else
-      load16(dst, reinterpret_cast<const std::uint8_t*>(src), 2 * (p.k - (k0 + 8 * ach)), p.vec_a, p.a);
-  }
+    for (int i = 0; i < A_PT; ++i)
+      if (m0 + 8 * (i >> 1) + ar < p.m)
+        cp_async16(da + (i >> 1) * 256 + (i & 1) * 8 * C::NA * 32, p.a + oa + (i >> 1) * lda8 + 128 * (i & 1));
 #pragma unroll
-  for (int i = 0; i < B_PT; ++i) {
-    const int r = wt / L::KB + i * BRS;
-    if (n0 + r >= p.n) continue;
-    std::uint8_t* dst = st + r * L::RS + 16 * bch;
-    const std::int64_t kc = k0 + 32 * bch;
-    const std::uint8_t* src = p.b + (n0 + r) * p.ldb + kc / 2;
-    if (full)
-      cp_async16(dst, src);
-    else
-      load16(dst, src, (p.k - kc + 1) / 2, p.vec_b, p.b);
+    for (int i = 0; i < B_PT; ++i)
+      if (n0 + br + i * BRS < p.n) cp_async16(db + i * BRS * L::RS, p.b + ob + i * ldbs);
+  } else {
+#pragma unroll 1
+    for (int i = 0; i < A_PT; ++i) {
+      if (m0 + 8 * (i >> 1) + ar >= p.m) continue;
+      const int c = 8 * (16 * (i & 1) + ach);  // first element of the chunk in the k-tile
+      load16(da + (i >> 1) * 256 + (i & 1) * 8 * C::NA * 32,
+             reinterpret_cast<const std::uint8_t*>(p.a + oa + (i >> 1) * lda8 + 128 * (i & 1)), 2 * (p.k - (k0 + c)),
+             p.vec_a, p.a);
+    }
+#pragma unroll 1
+    for (int i = 0; i < B_PT; ++i)
+      if (n0 + br + i * BRS < p.n)
+        load16(db + i * BRS * L::RS, p.b + ob + i * ldbs, (p.k - (k0 + 32 * bch) + 1) / 2, p.vec_b, p.b);
   }
   const int r = wt / L::CW, wi = wt % L::CW;
   const std::int64_t kb4 = kt * L::KB + 4 * wi;

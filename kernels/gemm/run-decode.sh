@@ -8,7 +8,8 @@
 # on GemmGateSanitizer.* (racecheck --racecheck-report hazard, the displayed
 # hazards counted by access pair and launch). Output in $OUT (summary.txt).
 # Usage (repository root): OUT=<dir> kernels/gemm/run-decode.sh
-# Env: NCU=1 (Nsight Compute of one decode launch), GATE_FILTER, COLS_SWEEP=0.
+# Env: NCU=1 (Nsight Compute of one decode launch), GATE_FILTER, BEFORE=<a gemm_w4a16_decode.cu> (rebuilt
+# last and timed on the six shapes: a same-call before/after).
 set -uo pipefail
 OUT=${OUT:-/tmp/decode-out}
 mkdir -p "$OUT"
@@ -68,5 +69,16 @@ if [ -n "${NCU:-}" ] && command -v ncu >/dev/null; then
       $BENCH time w4a16 $job 1 0 0 >>"$OUT/ncu.txt" 2>&1
   done
   log "ncu: $(grep -c 'Section: ' "$OUT/ncu.txt") sections"
+fi
+if [ -n "${BEFORE:-}" ] && [ -f "$BEFORE" ]; then  # the launcher's choice with another gemm_w4a16_decode.cu, same call
+  cp "$BEFORE" kernels/gemm/gemm_w4a16_decode.cu
+  if timeout 60 cmake --build $B -j16 --target mxgemmbench >"$OUT/build-before.log" 2>&1; then
+    log "## before ($BEFORE), the launcher's choice"
+    for s in "1 7168 2048" "1 2048 7168" "16 7168 2048" "16 2048 7168" "64 7168 2048" "64 2048 7168"; do
+      timeout 30 $BENCH time w4a16 $s 200 0 0 2>&1 | sed 's/^w4a16,/w4a16(before),/' | tee -a "$S"
+    done
+  else
+    log "before build FAILED"
+  fi
 fi
 log "total: $(( $(date +%s) - t0 )) s"
