@@ -68,7 +68,8 @@ struct W4Ws {
 // taking the k-tiles of KT in turn (the accumulator handed from one to the
 // next), each with STW cp.async stages of its own (W (STW - 1) k-tiles in
 // flight). Registers: W = 4 leaves 128 per thread (64 of them the widened
-// k-tile; ptxas spills 20-72 bytes), W = 3 168, W = 2 255 (no spills).
+// k-tile; NA 8 no spills, NA 16 52 bytes), W = 3 168 (NA 32: 60 bytes), W = 2
+// 204-251 (no spills).
 template <int NA_, int W_ = (NA_ <= 16 ? 4 : NA_ == 32 ? 3 : 2), int STW_ = (NA_ == 8 ? 3 : 2)>
 struct W4Rs {
   static constexpr int NA = NA_, KT = 256, W = W_, STW = STW_;

@@ -87,12 +87,12 @@ __device__ __forceinline__ std::uint32_t e2m1_bf16(std::uint32_t c) { return e2m
 // One warpgroup's copies of k-tile kt (wt: thread in the warpgroup). A: the
 // thread's chunk i (8 elements) is row 8 (i / 2) + wt % 8, 16-byte column
 // 16 (i % 2) + 2 (wt / 16) + (wt / 8) % 2, so the 8 lanes of a group write the
-// 8 rows of one core matrix (128 contiguous bytes of shared memory: no bank
-// conflict; a row per warp put all 32 chunks on the same 4 banks, 8 times the
-// wavefronts: ncu, h100-decode run 4) and 4 lanes read 64 contiguous bytes of
-// a row. B: chunk i is row wt / KB + 16 i, 32 elements at (wt % KB) * 32; one
-// scale word (row wt / CW, word wt % CW). Whole k-tiles with aligned rows take
-// the cp.async loops alone (compact code in the k-loop); the others load16.
+// 8 rows of one core matrix (128 contiguous bytes of shared memory, where a
+// row per warp put its 32 chunks on the same 4 banks) and 4 lanes read 64
+// contiguous bytes of a row. B: chunk i is row wt / KB + 16 i, 32 elements
+// at (wt % KB) * 32; one scale word (row wt / CW, word wt % CW). Whole k-tiles
+// with aligned rows take the cp.async loops alone (compact code in the
+// k-loop: the SASS of NA 64 went from 145 to 87 KB); the others load16.
 template <class C>
 __device__ __forceinline__ void rs_load(std::uint8_t* st, const RsParams& p, std::int64_t m0, std::int64_t n0,
                                         std::int64_t kt, int wt) {
