@@ -9,10 +9,13 @@
 // subset run under compute-sanitizer memcheck/racecheck.
 // Kernel paths (kernels/gemm/gemm_config.hpp) and where they are covered:
 // mxfp8 M <= 64 (Fp8Small) and M > 64 (Fp8Large); w4a16 M <= 16 (Decode16),
-// 16 < M <= 64 (Decode64), each with tile widths 16, 32, 64, and M > 64
-// (Large); every one with 16-byte-aligned rows (cp.async, K a multiple of 16
+// 16 < M <= 64 (Decode64), each with tile widths 16, 32, 64 (explicit bn), and
+// M > 64 (Large); w4a16 M <= 64 with bn 0 (gemm_w4a16_decode.cu, B widened in
+// registers) with 8, 16, 32 and 64 rows of A per block, four (8, 16), three
+// (32) or two warpgroups (W4a16DecodeKernel);
+// every one with 16-byte-aligned rows (cp.async, K a multiple of 16
 // for fp8, of 32 for MXFP4) and unaligned rows (byte loads), K ragged
-// against the 32-block and against the k-tile (64 or 128).
+// against the 32-block and against the k-tile (64, 128 or 256).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -139,12 +142,14 @@ struct W4Case {
   bool with_c;
   int planted;  // special A values and B scales
   int bn;
+  int cols = 0;  // bn 0, M <= 64: rows of A per block of the decode kernel (0 = choose)
 };
 
 void run_w4(const W4Case& t, std::uint64_t seed) {
   SCOPED_TRACE("w4a16 m=" + std::to_string(t.m) + " n=" + std::to_string(t.n) + " k=" + std::to_string(t.k) + " " +
                std::string(mx::scale_layout_name(t.layout)) + (t.out == Fmt::bf16 ? " bf16" : " fp32") +
-               (t.with_c ? " +C" : "") + " bn=" + std::to_string(t.bn));
+               (t.with_c ? " +C" : "") + " bn=" + std::to_string(t.bn) +
+               " cols=" + std::to_string(t.cols));
   std::mt19937_64 rng(seed);
   const auto af = random_matrix(t.m, t.k, seed * 5 + 1, 4.0);
   std::vector<std::uint16_t> a(af.size());
@@ -165,7 +170,7 @@ void run_w4(const W4Case& t, std::uint64_t seed) {
   const float* cp = t.with_c ? c.data() : nullptr;
   const auto want = mx::c11_w4a16_gemm(a.data(), t.m, mx::c11_unpack(b), cp, t.out, 4);
   for (std::uint8_t poison : {std::uint8_t{0x7F}, std::uint8_t{0xA5}}) {
-    const auto got = mxk::w4a16_gemm_device(a.data(), t.m, b, cp, t.out, poison, t.bn);
+    const auto got = mxk::w4a16_gemm_device(a.data(), t.m, b, cp, t.out, poison, t.bn, t.cols);
     const std::string d = first_diffs(got, want, t.n);
     ASSERT_EQ(d, "") << "poison " << int{poison};
   }
@@ -195,6 +200,12 @@ TEST(GemmGateSanitizer, W4a16Small) {
   run_w4({40, 70, 96, kTc, Fmt::fp32, false, 3, 64}, 8);     // decode (AR 64)
   run_w4({130, 136, 224, kDense, Fmt::fp32, true, 3, 0}, 9);  // warp-specialized (TMA), ring wraps
   run_w4({70, 200, 72, kTc, Fmt::bf16, false, 3, 0}, 13);      // warp-specialized, ragged k-tile
+  run_w4({5, 70, 300, kDense, Fmt::bf16, true, 3, 0, 8}, 11);    // decode kernel, byte loads, ragged k-tile
+  run_w4({20, 64, 544, kTc, Fmt::fp32, false, 3, 0, 16}, 12);    // decode kernel, cp.async, ragged k-tile
+  run_w4({40, 65, 512, kDense, Fmt::fp32, false, 3, 0, 32}, 13);  // decode kernel, cp.async, whole k-tiles
+  run_w4({64, 72, 256, kTc, Fmt::bf16, true, 3, 0, 64}, 14);     // decode kernel, one k-tile
+  run_w4({9, 64, 1312, kDense, Fmt::bf16, false, 3, 0, 0}, 15);   // decode kernel, each warpgroup 1-2 k-tiles
+  run_w4({12, 70, 800, kTc, Fmt::fp32, true, 3, 0, 1016}, 16);   // decode kernel, two-warpgroup form
 }
 
 // ---- the full gate ------------------------------------------------------------
@@ -281,6 +292,19 @@ TEST(GemmGate, W4a16DecodeAndLargeTiles) {  // M <= 16, 16 < M <= 64 and M > 64,
                          {64, 72, 1056}, {64, 40, 250}, {65, 129, 96}, {128, 128, 128}, {129, 260, 352}, {257, 136, 64}})
     for (int bn : {0, 16, 64})
       run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0, 2, bn}, seed++);
+}
+
+TEST(GemmGate, W4a16DecodeKernel) {  // bn 0, M <= 64: every width of A rows per block, aligned or not, ragged
+  REQUIRE_GPU();
+  std::uint64_t seed = 800;
+  for (int cols : {8, 16, 32, 64, 1008, 1016, 1032})  // + 1000: the two-warpgroup form
+    for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 64, 256}, {3, 130, 544},
+                           {cols % 1000, 72, 1024}, {std::min(cols % 1000 + 1, 64), 200, 97}, {64, 64, 2080},
+                           {17, 129, 1000}, {9, 40, 33}, {20, 64, 2304}})
+      run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0, 3, 0, cols}, seed++);
+  for (std::int64_t m : {1, 16, 64})  // decode shapes of the benchmark, widths chosen by the launcher
+    run_w4({m, 2048, 7168, kDense, Fmt::bf16, false, 8, 0, 0}, seed++);
+  run_w4({16, 7168, 2048, kDense, Fmt::bf16, true, 8, 0, 0}, seed++);
 }
 
 TEST(GemmGate, W4a16Specials) {

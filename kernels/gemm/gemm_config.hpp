@@ -47,7 +47,7 @@ struct W4 {
 // MI = 2, 256 x 128, spills at 255 registers).
 using W4Large = W4<2, 1, 128, 128, 64, 3, 2>;
 template <int BN>
-using W4Decode16 = W4<1, 1, 16, BN, 256, 4, 1>;  // M <= 16
+using W4Decode16 = W4<1, 1, 16, BN, 256, 4, 1>;  // M <= 16, explicit tile width (bn)
 template <int BN>
 using W4Decode64 = W4<1, 1, 64, BN, 128, 4, 1>;  // 16 < M <= 64
 constexpr int kW4Group = 8;
@@ -63,11 +63,34 @@ struct W4Ws {
   static constexpr int PRODUCER_REGS = 80, CONSUMER_REGS = 176;  // setmaxnreg
 };
 
-// Decode tile width: enough blocks for the SMs (no split-K: C11 fixes the
-// k order), but few enough that A (re-read by every block) stays cheap.
-inline int w4_decode_bn(std::int64_t m, std::int64_t n, int sms) {
-  if (m <= 16) return (n + 31) / 32 >= sms ? 32 : 16;
-  return (n + 63) / 64 >= (3 * sms) / 4 ? 64 : 16;
+// M <= 64 with bn == 0 (gemm_w4a16_decode.cu): B widened in registers as the
+// wgmma's A operand; a block = 64 rows of B x NA rows of A, W warpgroups
+// taking the k-tiles of KT in turn (the accumulator handed from one to the
+// next), each with STW cp.async stages of its own (W (STW - 1) k-tiles in
+// flight). Registers: W = 4 leaves 128 per thread (64 of them the widened
+// k-tile; NA 8 no spills, NA 16 52 bytes), W = 3 168 (NA 32: 60 bytes), W = 2
+// 204-251 (no spills).
+template <int NA_, int W_ = (NA_ <= 16 ? 4 : NA_ == 32 ? 3 : 2), int STW_ = (NA_ == 8 ? 3 : 2)>
+struct W4Rs {
+  static constexpr int NA = NA_, KT = 256, W = W_, STW = STW_;
+};
+template <int NA_>  // two warpgroups (W4Rs<64> has two already)
+using W4RsAlt = W4Rs<NA_, 2, NA_ <= 16 ? 4 : 2>;
+// Activation columns per block: the smallest width holding M, halved (more
+// blocks on the same slice of B, a shorter wgmma) while that still leaves an
+// SM per block.
+inline int w4_rs_cols(std::int64_t m, std::int64_t n, int sms) {
+  int na = m <= 8 ? 8 : m <= 16 ? 16 : m <= 32 ? 32 : 64;
+  const std::int64_t nt = (n + 63) / 64;
+  while (na > 8 && nt * ((m + na / 2 - 1) / (na / 2)) <= sms) na /= 2;
+  return na;
 }
+// The two-warpgroup form (W4RsAlt) once the blocks fill more than half the
+// SMs; four warpgroups (more widening in flight per SM) for fewer, longer
+// blocks. Measured on the H100 (bench/results/gemm-decode.md, two calls): two
+// are 2-11% faster at 1 x 7168 x 2048, 16 x 7168 x 2048 (112 blocks) and
+// 64 x 2048 x 7168 (128), four 6-14% faster at 1 x 2048 x 7168 (32 blocks) and
+// 16 x 2048 x 7168 (64).
+inline bool w4_rs_two_wg(std::int64_t blocks, int sms) { return 2 * blocks > sms; }
 
 }  // namespace mxk::gemm::cfg

@@ -110,7 +110,8 @@ std::vector<std::uint32_t> mxfp8_gemm_device(const mx::Quantized& a, const mx::Q
 }
 
 std::vector<std::uint32_t> w4a16_gemm_device(const std::uint16_t* a_bf16, std::int64_t m, const mx::Quantized& b,
-                                             const float* c, mx::Fmt out, std::uint8_t poison, int bn) {
+                                             const float* c, mx::Fmt out, std::uint8_t poison, int bn,
+                                             int decode_cols) {
   check_operand(b, true, "w4a16 GEMM operand B");
   gemm::check_out_fmt(out);
   if (m < 0) throw mx::ShapeError("w4a16 GEMM: negative M");
@@ -133,6 +134,7 @@ std::vector<std::uint32_t> w4a16_gemm_device(const std::uint16_t* a_bf16, std::i
   x.d = dd.p;
   x.out = out;
   x.bn = bn;
+  x.decode_cols = decode_cols;
   w4a16_gemm_launch(x);
   check_cuda(cudaDeviceSynchronize(), "w4a16 GEMM");
   return fetch(dd.p, count, out);

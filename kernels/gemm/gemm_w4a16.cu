@@ -7,7 +7,8 @@
 // One kernel template, two uses (kernels/gemm/gemm_config.hpp):
 // - M > 64: 128 x 128 blocks (two warpgroups of 64 rows), the widened
 //   128 x 64 slice of B shared by all 128 rows, two blocks per SM;
-// - M <= 64 (decode, memory-bound on B): one warpgroup, 64 x BN blocks with
+// - M <= 64 with an explicit tile width bn (the decode kernel of
+//   gemm_w4a16_decode.cu runs otherwise, and is faster): one warpgroup, 64 x BN blocks with
 //   BN = 16..64 so that N alone gives enough blocks (no split-K: C11 fixes the
 //   k order of every element), deep cp.async pipelines, and only the first AR
 //   rows of A in shared memory (the wgmma's other rows read neighbouring bytes
@@ -29,6 +30,7 @@
 #include "gemm/gemm_config.hpp"
 #include "gemm/gemm_host.hpp"
 #include "gemm/gemm_ws.cuh"
+#include "gemm/gemm_w4a16_decode.hpp"
 #include "gemm/wgmma_ops.cuh"
 #include "mx/error.hpp"
 
@@ -276,15 +278,15 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   // the kernel below: the gate reaches both).
   if (x.m > 64 && x.bn == 0 && w4a16_ws_launch(x, static_cast<cudaStream_t>(stream))) return;
   int bn = x.bn;
-  if (bn == 0 && x.m <= 64) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  if (x.m <= 64) {
     static const int sms = [] {
       int dev = 0, v = 132;
       if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev);
       return v;
     }();
-    bn = cfg::w4_decode_bn(x.m, x.n, sms);
+    if (bn == 0) return w4a16_decode_launch(x, x.decode_cols, sms, s);  // B widened in registers
   }
-  const auto s = static_cast<cudaStream_t>(stream);
   x.out == mx::Fmt::bf16 ? launch_any<true>(p, bn, s) : launch_any<false>(p, bn, s);
 }
 

@@ -62,7 +62,7 @@ int rotations(std::size_t b_bytes) {
   return static_cast<int>(std::clamp<std::size_t>(n, 1, 16));
 }
 
-int time_cmd(const std::string& kind, std::int64_t m, std::int64_t n, std::int64_t k, int iters, int bn) {
+int time_cmd(const std::string& kind, std::int64_t m, std::int64_t n, std::int64_t k, int iters, int bn, int cols) {
   std::mt19937_64 rng(1);
   const std::int64_t nkb = (k + 31) / 32;
   cudaEvent_t e0, e1;
@@ -85,7 +85,8 @@ int time_cmd(const std::string& kind, std::int64_t m, std::int64_t n, std::int64
     }
     std::sort(t.begin(), t.end());
     const double us = t[2];
-    std::printf("%s%s,%lld,%lld,%lld,%.2f,%.1f\n", kind.c_str(), bn ? ("(bn" + std::to_string(bn) + ")").c_str() : "", static_cast<long long>(m), static_cast<long long>(n),
+    const std::string tag = bn ? "(bn" + std::to_string(bn) + ")" : cols ? "(cols" + std::to_string(cols) + ")" : "";
+    std::printf("%s%s,%lld,%lld,%lld,%.2f,%.1f\n", kind.c_str(), tag.c_str(), static_cast<long long>(m), static_cast<long long>(n),
                 static_cast<long long>(k), us, 2.0 * static_cast<double>(m) * n * k / (us * 1e-6) / 1e12);
   };
   if (kind == "w4a16") {
@@ -101,6 +102,7 @@ int time_cmd(const std::string& kind, std::int64_t m, std::int64_t n, std::int64
     x.m = m; x.n = n; x.k = k; x.a = a; x.lda = k;
     x.d = d;
     x.bn = bn;
+    x.decode_cols = cols;
     x.out = mx::Fmt::bf16;
     run(nrot, [&](int r) {
       x.b = {b[static_cast<std::size_t>(r)], (k + 1) / 2, sb[static_cast<std::size_t>(r)], mx::ScaleLayout::dense};
@@ -205,7 +207,8 @@ int main(int argc, char** argv) {
     const int extra = argc > 6 ? std::atoi(argv[6]) : 0;
     if (kind != "mxfp8" && kind != "mxfp8_e5m2" && kind != "w4a16") throw mx::InvalidArgument("unknown kernel " + kind);
     if (m <= 0 || n <= 0 || k <= 0) throw mx::InvalidArgument("M, N, K must be positive");
-    if (cmd == "time") return time_cmd(kind, m, n, k, extra > 0 ? extra : 20, argc > 7 ? std::atoi(argv[7]) : 0);
+    if (cmd == "time") return time_cmd(kind, m, n, k, extra > 0 ? extra : 20, argc > 7 ? std::atoi(argv[7]) : 0,
+                                          argc > 8 ? std::atoi(argv[8]) : 0);
     if (cmd == "distance") return distance_cmd(kind, m, n, k, extra > 0 ? extra : 8);
     throw mx::InvalidArgument("unknown command " + cmd);
   } catch (const std::exception& e) {

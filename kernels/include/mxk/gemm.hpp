@@ -51,9 +51,12 @@ struct W4a16GemmArgs {
   const float* c = nullptr;
   void* d = nullptr;
   mx::Fmt out = mx::Fmt::fp32;
-  int bn = 0;  // M <= 64: tile width 16, 32 or 64 (128 = 64); 0 = choose (the bits do not depend on it);
+  int bn = 0;  // M <= 64: tile width 16, 32 or 64 (128 = 64) of the shared-memory kernel; 0 = the decode kernel;
               // M > 64: 0 = the warp-specialized kernel where A allows TMA, else (and for any other
               // bn) the 128 x 128 kernel without TMA
+  // M <= 64, bn == 0: rows of A per block, 8, 16, 32 or 64, plus 1000 for the
+  // two-warpgroup form; 0 = choose (the bits never depend on bn or decode_cols).
+  int decode_cols = 0;
 };
 void w4a16_gemm_launch(const W4a16GemmArgs& args, void* stream = nullptr);
 
@@ -65,6 +68,7 @@ void w4a16_gemm_launch(const W4a16GemmArgs& args, void* stream = nullptr);
 std::vector<std::uint32_t> mxfp8_gemm_device(const mx::Quantized& a, const mx::Quantized& b, const float* c,
                                              mx::Fmt out, std::uint8_t poison = 0x7F);
 std::vector<std::uint32_t> w4a16_gemm_device(const std::uint16_t* a_bf16, std::int64_t m, const mx::Quantized& b,
-                                             const float* c, mx::Fmt out, std::uint8_t poison = 0x7F, int bn = 0);
+                                             const float* c, mx::Fmt out, std::uint8_t poison = 0x7F, int bn = 0,
+                                             int decode_cols = 0);
 
 }  // namespace mxk
