@@ -206,6 +206,7 @@ TEST(GemmGateSanitizer, W4a16Small) {
   run_w4({64, 72, 256, kTc, Fmt::bf16, true, 3, 0, 64}, 14);     // decode kernel, one k-tile
   run_w4({9, 64, 1312, kDense, Fmt::bf16, false, 3, 0, 0}, 15);   // decode kernel, each warpgroup 1-2 k-tiles
   run_w4({12, 70, 800, kTc, Fmt::fp32, true, 3, 0, 1016}, 16);   // decode kernel, two-warpgroup form
+  run_w4({130, 136, 712, kDense, Fmt::bf16, false, 3, 0}, 17);  // warp-specialized, both rings wrap
 }
 
 // ---- the full gate ------------------------------------------------------------
@@ -332,7 +333,9 @@ TEST(GemmGate, W4a16WarpSpecialized) {
   REQUIRE_GPU();
   std::uint64_t seed = 800;
   for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{65, 129, 8}, {65, 129, 72},
-                         {130, 257, 520}, {257, 300, 1000}, {300, 130, 2048}, {512, 64, 96}})
+                         {130, 257, 520}, {257, 300, 1000}, {300, 130, 2048}, {512, 64, 96},
+                         // 3, 4, 5, 7 k-tiles: around the ring depths of cfg::W4Ws (SA, SB, RS)
+                         {70, 136, 136}, {200, 250, 256}, {260, 140, 320}, {129, 131, 392}})
     for (int planted : {0, 4, 40})
       for (int bn : {0, 128})  // the warp-specialized kernel and the one without TMA
         run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0, planted, bn},
