@@ -298,7 +298,8 @@ TEST(GemmGate, Mxfp8WarpSpecialized) {
   std::uint64_t seed = 700;
   for (const char* r : {"mxfp8_e4m3", "mxfp8_e5m2"})
     for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{65, 129, 16}, {65, 129, 96},
-                           {130, 257, 528}, {257, 300, 1040}, {128, 128, 2048}, {200, 64, 48}})
+                           {130, 257, 528}, {257, 300, 1040}, {128, 128, 2048}, {200, 64, 48},
+                           {192, 136, 1088}})  // 8 whole k-tiles, then a last one of 2 k-blocks
       run_fp8({r, m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0,
                static_cast<int>(seed % 4 == 0 ? 40 : seed % 4)},
               seed++);

@@ -17,6 +17,7 @@
 //   empty[s] once its last fold is done.
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <type_traits>
 #include <utility>
 
@@ -42,7 +43,6 @@ struct Fp8WsParams {
 template <class C>
 struct WsLayout {
   static constexpr int BM = 64 * C::NC, BN = 128, KB = 4;  // k-tiles of 128 = 4 k-blocks
-  static constexpr int NS = KB * (BN / C::PN);           // wgmma steps per k-tile
   static constexpr int SBW = BN / 4 + 4;                 // floats per (k-block, l % 4) row of B factors (padded)
   static constexpr int A_BYTES = BM * 128, B_BYTES = BN * 128;
   static constexpr int SA_BYTES = KB * BM * 4, SB_BYTES = KB * 4 * SBW * 4;
@@ -53,8 +53,9 @@ struct WsLayout {
   static constexpr int BAR0 = CODES0 + C::RS * CODE_STAGE;
   static constexpr int BYTES = BAR0 + 2 * C::ST * 8;
   static constexpr int THREADS = 128 * (1 + C::NC);
-  static_assert(A0 == 0 && BM <= 256 && (C::PN == 64 || C::PN == 128), "TMA box rows, p width");
-  static_assert(NS % 2 == 0, "the steps alternate between two p buffers; the last is in pb");
+  static_assert(A0 == 0 && BM <= 256, "TMA box rows");
+  static_assert(C::PB == 1 || (C::PB == 2 && KB % 2 == 0), "p buffers (two: the last k-block is in pb)");
+  static_assert(C::PF >= 0 && C::PF <= BN / 16, "prefetched groups of column factors");
   static_assert(A_BYTES % 1024 == 0 && B_BYTES % 1024 == 0 && F_STAGE % 16 == 0, "stage alignment");
   static_assert(128 * C::PRODUCER_REGS + 128 * C::NC * C::CONSUMER_REGS <= 65536, "register file");
   static_assert(BYTES <= 227 * 1024, "shared memory");
@@ -64,7 +65,7 @@ template <class C, bool E5M2, bool BF16>
 __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const __grid_constant__ Fp8WsParams p) {
 #ifdef MXK_GEMM_HAVE_WGMMA
   using L = WsLayout<C>;
-  constexpr int BN = L::BN, BM = L::BM, PN = C::PN, R = BN / 2, PR = PN / 2;
+  constexpr int BN = L::BN, BM = L::BM, R = BN / 2;
   extern __shared__ __align__(1024) std::uint8_t smem[];
   auto* full = reinterpret_cast<std::uint64_t*>(smem + L::BAR0);
   auto* empty = full + C::ST;
@@ -116,9 +117,10 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
         tma_load_2d(smem + L::A0 + s * L::A_BYTES, &p.a_map, k0, static_cast<std::int32_t>(m0), &full[s]);
         tma_load_2d(smem + L::B0 + s * L::B_BYTES, &p.b_map, k0, static_cast<std::int32_t>(n0), &full[s]);
       }
-      // Factors: A rows as [k-block][row], B rows permuted so that a consumer
-      // thread reads its columns' factors with float4 loads (rows past M / N:
-      // their factors only reach D elements that are never stored).
+      // Factors: A rows as [k-block][row] with rows r and r + 8 of each 16
+      // side by side (a consumer thread's pair: one float2), B rows permuted so
+      // that a consumer thread reads its columns' factors with float4 loads
+      // (rows past M / N: their factors only reach D elements never stored).
       const std::uint32_t* c = codes + (kt % C::RS) * (BM + BN);
       auto* fa = reinterpret_cast<float*>(smem + L::F0 + s * L::F_STAGE);
       auto* fb = reinterpret_cast<float*>(smem + L::F0 + s * L::F_STAGE + L::SA_BYTES);
@@ -126,9 +128,10 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       for (int i = 0; i < AR; ++i) {
         const int r = tid + 128 * i;
         if (r < BM) {
+          const int slot = (r & ~15) + 2 * (r & 7) + ((r >> 3) & 1);
           const std::uint32_t wa = m0 + r < p.m ? c[r] : 0u;
 #pragma unroll
-          for (int j = 0; j < L::KB; ++j) fa[j * BM + r] = ue8m0_f32((wa >> (8 * j)) & 0xFFu);
+          for (int j = 0; j < L::KB; ++j) fa[j * BM + slot] = ue8m0_f32((wa >> (8 * j)) & 0xFFu);
         }
       }
       const std::uint32_t wb = n0 + tid < p.n ? c[BM + tid] : 0u;
@@ -144,70 +147,119 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
   regs_inc<C::CONSUMER_REGS>();
   const int cw = wg - 1, l = tid & 31, w = (tid >> 5) & 3;
   const FragPos fp(m0 + 64 * cw, n0);
-  const int arow = 64 * cw + 16 * w + (l >> 2);  // this thread's first row within the block tile
-  float acc[R], pa[PR], pb[PR];
+  auto s_of = [](std::int64_t kt) { return static_cast<int>(kt % C::ST); };
+  float acc[R], pa[R], pb[C::PB == 2 ? R : 1];
   frag_init(acc, fp, p.c, p.m, p.n);
-  // Step q of the k-tile in stage s: k-block q / H, column part q % H (H =
-  // 128 / PN), from zero into d.
-  constexpr int H = BN / PN;
-  auto mma = [&](int s, int q, float(&d)[PR]) {
-    const int j = q / H, h = q % H;
-    const std::uint64_t da = smem_desc_sw128(smem + L::A0 + s * L::A_BYTES + 64 * 128 * cw + 32 * j);
-    const std::uint64_t db = smem_desc_sw128(smem + L::B0 + s * L::B_BYTES + PN * 128 * h + 32 * j);
+  // Descriptors of stage 0, k-block 0 (this warpgroup's 64 rows of A, all of
+  // B); stage s and k-block j add (s * bytes + 32 j) / 16 to the address field.
+  const std::uint64_t da0 = smem_desc_sw128(smem + L::A0 + 64 * 128 * cw), db0 = smem_desc_sw128(smem + L::B0);
+  // This thread's factors in a stage: rows arow and arow + 8 side by side (one
+  // float2 per k-block), its columns' B factors as float4 per 16-column group.
+  const int aoff = 4 * (64 * cw + 16 * w + 2 * (l >> 2)), boff = L::SA_BYTES + 4 * (l & 3) * L::SBW;
+  auto mma = [&](std::uint32_t sa16, std::uint32_t sb16, int j, float(&d)[R]) {
+    const std::uint64_t da = desc_add(da0, sa16 + 2 * j), db = desc_add(db0, sb16 + 2 * j);
     wgmma_fence();
     if constexpr (E5M2) {
-      Wgmma<PN>::e5m2_zero(d, da, db);
+      Wgmma<BN>::e5m2_zero(d, da, db);
     } else {
-      Wgmma<PN>::e4m3_zero(d, da, db);
+      Wgmma<BN>::e4m3_zero(d, da, db);
     }
     wgmma_commit();
   };
-  // acc = fma(p, sa * sb, acc) over the columns of step q (k order per element).
-  auto fold = [&](int s, std::int64_t kt, int q, float(&d)[PR]) {
+  // Factors of k-block j of the stage at f: the row pair and the first PF
+  // groups of 4 column factors (loaded before the wait for p; the other groups
+  // at the start of the fold).
+  struct Pre {
+    float2 a;
+    float4 b[C::PF > 0 ? C::PF : 1];
+  };
+  auto ld_b = [&](const std::uint8_t* f, int j, int t) {
+    return *reinterpret_cast<const float4*>(f + boff + 16 * (j * L::SBW + t));
+  };
+  auto prefetch = [&](const std::uint8_t* f, int j) {
+    Pre x;
+    x.a = *reinterpret_cast<const float2*>(f + aoff + 4 * BM * j);
 #pragma unroll
-    for (int i = 0; i < PR; ++i) pin(d[i]);
-    const int j = q / H, h = q % H;
-    if (kt * L::KB + j >= p.nkb) return;  // k-blocks past K are not in the model
-    const float* fa = reinterpret_cast<const float*>(smem + L::F0 + s * L::F_STAGE);
-    const float* fb = reinterpret_cast<const float*>(smem + L::F0 + s * L::F_STAGE + L::SA_BYTES) + (l & 3) * L::SBW;
-    const float sa0 = fa[j * BM + arow], sa1 = fa[j * BM + arow + 8];
+    for (int t = 0; t < C::PF; ++t) x.b[t] = ld_b(f, j, t);
+    return x;
+  };
+  // acc = fma(p, sa * sb, acc) for the 64 values of k-block j (k order per element).
+  auto fold = [&](const std::uint8_t* f, int j, const Pre& x, float(&d)[R]) {
 #pragma unroll
-    for (int t = 0; t < PN / 16; ++t) {  // 16-column group t of this part
-      const int tg = t + h * (PN / 16);
-      const float4 sbv = *reinterpret_cast<const float4*>(fb + j * 4 * L::SBW + 4 * tg);
+    for (int i = 0; i < R; ++i) pin_reg(d[i]);
+#pragma unroll
+    for (int t = 0; t < BN / 16; ++t) {  // 16-column group t
+      const float4 sbv = t < C::PF ? x.b[t < C::PF ? t : 0] : ld_b(f, j, t);
       const float sbs[4] = {sbv.x, sbv.y, sbv.z, sbv.w};
 #pragma unroll
       for (int u = 0; u < 8; ++u) {  // values 8t + u: column pair 2t + (u >> 2), row half (u >> 1) & 1
         const int i = 8 * t + u;
-        const float sc = mul_rn((u >> 1) & 1 ? sa1 : sa0, sbs[2 * (u >> 2) + (u & 1)]);
-        acc[i + PR * h] = fma_rn(d[i], sc, acc[i + PR * h]);
+        const float sc = mul_rn((u >> 1) & 1 ? x.a.y : x.a.x, sbs[2 * (u >> 2) + (u & 1)]);
+        acc[i] = fma_rn(d[i], sc, acc[i]);
       }
     }
   };
-  // One k-tile: steps 0 .. NS - 1 alternate between pa and pb; the wgmma of
-  // step q + 1 is in flight while step q is folded.
-  auto step = [&](int s, std::int64_t kt, auto qc) {
-    constexpr int q = decltype(qc)::value;  // 1 .. NS - 1
-    if constexpr (q & 1) {
-      mma(s, q, pb);
-      wgmma_wait<1>();
-      fold(s, kt, q - 1, pa);
-    } else {
-      mma(s, q, pa);
-      wgmma_wait<1>();
-      fold(s, kt, q - 1, pb);
-    }
-  };
-  for (std::int64_t kt = 0; kt < ntiles; ++kt) {
+  // One k-tile in stage s (k-blocks kt * KB + j).
+  auto stage = [&](std::int64_t kt, std::uint32_t& sa16, std::uint32_t& sb16) {
     const int s = static_cast<int>(kt % C::ST);
+    sa16 = static_cast<std::uint32_t>(s) * (L::A_BYTES / 16);
+    sb16 = static_cast<std::uint32_t>(s) * (L::B_BYTES / 16);
     mbar_wait(&full[s], static_cast<std::uint32_t>(kt / C::ST) & 1);
-    mma(s, 0, pa);
-    [&]<int... Q>(std::integer_sequence<int, Q...>) {
-      (step(s, kt, std::integral_constant<int, Q + 1>{}), ...);
-    }(std::make_integer_sequence<int, L::NS - 1>{});
-    wgmma_wait<0>();
-    fold(s, kt, L::NS - 1, pb);
-    mbar_arrive(&empty[s]);  // this thread is done with stage s (its wgmmas and factor reads)
+    return smem + L::F0 + s * L::F_STAGE;
+  };
+  // A whole k-tile. PB = 2: k-blocks 0 .. KB - 1 alternate between pa and
+  // pb, the wgmma of k-block j + 1 in flight while k-block j is folded. PB =
+  // 1: one k-block at a time (the other consumer warpgroups fill the gaps).
+  const std::int64_t full_tiles = p.nkb / L::KB;
+  for (std::int64_t kt = 0; kt < full_tiles; ++kt) {
+    std::uint32_t sa16, sb16;
+    const std::uint8_t* f = stage(kt, sa16, sb16);
+    if constexpr (C::PB == 1) {
+#pragma unroll
+      for (int j = 0; j < L::KB; ++j) {
+        const Pre x = prefetch(f, j);
+        mma(sa16, sb16, j, pa);
+        wgmma_wait<0>();
+        fold(f, j, x, pa);
+      }
+    } else {
+      mma(sa16, sb16, 0, pa);
+      [&]<int... J>(std::integer_sequence<int, J...>) {
+        (
+            [&] {
+              constexpr int j = J + 1;  // wgmma of k-block j, fold of j - 1
+              const Pre x = prefetch(f, j - 1);
+              if constexpr (j & 1) {
+                mma(sa16, sb16, j, pb);
+                wgmma_wait<1>();
+                fold(f, j - 1, x, pa);
+              } else {
+                mma(sa16, sb16, j, pa);
+                wgmma_wait<1>();
+                fold(f, j - 1, x, pb);
+              }
+            }(),
+            ...);
+      }(std::make_integer_sequence<int, L::KB - 1>{});
+      const Pre x = prefetch(f, L::KB - 1);
+      wgmma_wait<0>();
+      fold(f, L::KB - 1, x, pb);
+    }
+    mbar_arrive(&empty[s_of(kt)]);  // this thread is done with the stage (its wgmmas and factor reads)
+  }
+  // The last k-tile when nkb % KB != 0: only its k-blocks inside K, one at a
+  // time (k-blocks past K are not in the model).
+  if (full_tiles < ntiles) {
+    std::uint32_t sa16, sb16;
+    const std::uint8_t* f = stage(full_tiles, sa16, sb16);
+    const int nj = static_cast<int>(p.nkb - full_tiles * L::KB);
+    for (int j = 0; j < nj; ++j) {
+      const Pre x = prefetch(f, j);
+      mma(sa16, sb16, j, pa);
+      wgmma_wait<0>();
+      fold(f, j, x, pa);
+    }
+    mbar_arrive(&empty[s_of(full_tiles)]);
   }
   frag_store<BF16>(acc, fp, p.d, p.m, p.n);
 #else
@@ -259,6 +311,18 @@ bool launch_cfg(const Mxfp8GemmArgs& x, cudaStream_t stream) {
 
 }  // namespace
 
-bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::Fp8Ws>(x, stream); }
+bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream) {
+  // TUNING ONLY (removed before the final commit): MXK_FP8WS=1..3 picks a variant.
+  static const int v = [] {
+    const char* e = std::getenv("MXK_FP8WS");
+    return e ? std::atoi(e) : 0;
+  }();
+  switch (v) {
+    case 1: return launch_cfg<cfg::Fp8WsT<2, 2, 1, 6, 56, 224>>(x, stream);
+    case 2: return launch_cfg<cfg::Fp8WsT<2, 1, 8, 6, 56, 224>>(x, stream);
+    case 3: return launch_cfg<cfg::Fp8WsT<2, 2, 4, 6, 56, 224>>(x, stream);
+    default: return launch_cfg<cfg::Fp8Ws>(x, stream);
+  }
+}
 
 }  // namespace mxk::gemm

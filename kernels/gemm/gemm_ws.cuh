@@ -83,6 +83,20 @@ __device__ __forceinline__ std::uint64_t smem_desc_sw128(const void* p) {
   return d;
 }
 
+// A descriptor with `add16` (bytes / 16) added to its address field (bits
+// 0-13) and nothing else changed: the callers stay inside shared memory, so
+// the field does not carry into the leading-offset bits.
+__device__ __forceinline__ std::uint64_t desc_add(std::uint64_t d, std::uint32_t add16) {
+  std::uint32_t lo, hi;
+  asm("mov.b64 {%0, %1}, %2;" : "=r"(lo), "=r"(hi) : "l"(d));
+  lo += add16;
+  asm("mov.b64 %0, {%1, %2};" : "=l"(d) : "r"(lo), "r"(hi));
+  return d;
+}
+// Orders later uses of r after the preceding volatile asm (a wgmma wait)
+// without a memory clobber (loads of other data may move across it).
+__device__ __forceinline__ void pin_reg(float& r) { asm volatile("" : "+f"(r)); }
+
 // ---- host: tensor maps --------------------------------------------------------
 // A row-major [rows][cols] matrix of `elem_bytes`-byte elements (row pitch
 // `ld_bytes`) as a 2-D TMA map with boxes of box_cols x box_rows (box_cols *
