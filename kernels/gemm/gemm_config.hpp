@@ -20,16 +20,17 @@ struct Fp8Large {  // M > 64: 128 x 128 tiles, two warpgroups overlap wgmma and 
 // a producer warpgroup (TMA, scale factors) and NC consumer warpgroups of 64
 // rows, each with acc (64 fp32) and PB p buffers of 64; ST stages, RS code
 // stages; PF of the 8 float4 groups of column factors of a k-block loaded
-// before the wait for its p (the rest at the start of its fold).
-template <int NC_, int PB_, int PF_, int ST_, int PRODUCER_REGS_, int CONSUMER_REGS_>
+// before the wait for its p (the rest in its fold); HINT: barrier waits with a
+// suspend-time hint (0 none, 1 the producer's, 2 all).
+template <int NC_, int PB_, int PF_, int ST_, int PRODUCER_REGS_, int CONSUMER_REGS_, int HINT_>
 struct Fp8WsT {
-  static constexpr int NC = NC_, PB = PB_, PF = PF_, ST = ST_, RS = 4, GROUP = 8;
+  static constexpr int NC = NC_, PB = PB_, PF = PF_, ST = ST_, RS = 4, GROUP = 8, HINT = HINT_;
   static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg
 };
 // Measured on the H100 (bench/results/gemm-ws.md, gemm-fp8.md), 8192^3: the
 // earlier fold (factors loaded in the fold) NC 2 371 TFLOP/s; p in halves of
 // 64 columns 323; NC 3 with halves (152 registers) 346.
-using Fp8Ws = Fp8WsT<2, 2, 2, 6, 56, 224>;
+using Fp8Ws = Fp8WsT<2, 2, 2, 6, 56, 224, 1>;
 struct Fp8Small {  // M <= 64 (decode): 64 x 64 tiles, more blocks
   static constexpr int NWG = 1, BN = 64, ST = 6, GROUP = 1;
 };

@@ -17,6 +17,7 @@
 //   empty[s] once its last fold is done.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <type_traits>
 #include <utility>
@@ -61,6 +62,55 @@ struct WsLayout {
   static_assert(BYTES <= 227 * 1024, "shared memory");
 };
 
+// Fixed-rate ring position: stage s of ST (or RS) and the parity of its use.
+template <int N>
+struct Ring {
+  int s = 0;
+  std::uint32_t phase = 0;
+  __device__ __forceinline__ void next() {
+    if (++s == N) {
+      s = 0;
+      phase ^= 1u;
+    }
+  }
+};
+
+// The 4 ue8m0 codes of w as fp32 powers of two (C11: 2^(e-127), 2^-127 for
+// 0, NaN for 0xff); codes 1..254 are just the code in the exponent field.
+__device__ __forceinline__ void codes_f32(std::uint32_t w, float (&f)[4]) {
+  const std::uint32_t zero = (w - 0x01010101u) & ~w & 0x80808080u, ones = (~w - 0x01010101u) & w & 0x80808080u;
+  if ((zero | ones) == 0) {
+    f[0] = __uint_as_float((w << 23) & 0x7F800000u);
+    f[1] = __uint_as_float((w << 15) & 0x7F800000u);
+    f[2] = __uint_as_float((w << 7) & 0x7F800000u);
+    f[3] = __uint_as_float((w >> 1) & 0x7F800000u);
+  } else {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) f[j] = ue8m0_f32((w >> (8 * j)) & 0xFFu);
+  }
+}
+
+// Barrier waits: HINT 0 spins on try_wait; 1 gives the producer's wait on
+// `empty` a suspend-time hint (the thread sleeps until the phase completes or
+// the hint runs out, instead of re-issuing); 2 both roles' waits.
+template <int HINT>
+__device__ __forceinline__ void wait_bar(std::uint64_t* b, std::uint32_t parity) {
+  if constexpr (HINT) {
+    mbar_wait_hint(b, parity);
+  } else {
+    mbar_wait(b, parity);
+  }
+}
+
+// Output tile t (0 .. mt nt - 1) in groups of `group` tile rows, as tile_of_block.
+__device__ __forceinline__ void tile_of(std::int64_t t, std::int64_t mt, std::int64_t nt, int group, std::int64_t& tm,
+                                        std::int64_t& tn) {
+  const std::int64_t per = group * nt, first = (t / per) * group;
+  const std::int64_t gs = mt - first < group ? mt - first : group, in = t % per;
+  tm = first + in % gs;
+  tn = in / gs;
+}
+
 template <class C, bool E5M2, bool BF16>
 __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const __grid_constant__ Fp8WsParams p) {
 #ifdef MXK_GEMM_HAVE_WGMMA
@@ -70,10 +120,15 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
   auto* full = reinterpret_cast<std::uint64_t*>(smem + L::BAR0);
   auto* empty = full + C::ST;
   const int tid = static_cast<int>(threadIdx.x), wg = tid >> 7;
-  std::int64_t tm, tn;
-  tile_of_block(p.mt, p.nt, C::GROUP, tm, tn);
-  const std::int64_t m0 = tm * BM, n0 = tn * BN;
-  const std::int64_t ntiles = (p.nkb + L::KB - 1) / L::KB;
+  // Persistent: this block's output tiles are blockIdx.x, + gridDim.x, ...;
+  // each has nkt k-tiles, all of them taken through one ring of stages.
+  const std::int64_t total = p.mt * p.nt, nkt = (p.nkb + L::KB - 1) / L::KB;
+  auto origin = [&](std::int64_t t, std::int64_t& m0, std::int64_t& n0) {
+    std::int64_t tm, tn;
+    tile_of(t, p.mt, p.nt, C::GROUP, tm, tn);
+    m0 = tm * BM;
+    n0 = tn * BN;
+  };
   if (tid == 0) {
     for (int s = 0; s < C::ST; ++s) {
       mbar_init(&full[s], 128 + 1);  // the producer's threads + the TMA's expect_tx arrival
@@ -89,55 +144,82 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
     regs_dec<C::PRODUCER_REGS>();
     constexpr int AR = (BM + 127) / 128;  // rows of A per thread: tid, tid + 128
     auto* codes = reinterpret_cast<std::uint32_t*>(smem + L::CODES0);
-    auto load_codes = [&](std::int64_t kt) {
-      std::uint32_t* c = codes + (kt % C::RS) * (BM + BN);
-#pragma unroll
-      for (int i = 0; i < AR; ++i) {
-        const int r = tid + 128 * i;
-        if (r < BM && m0 + r < p.m) load_codes4(c + r, p.sa, p.tc_a, p.vsc_a, m0 + r, kt * L::KB, p.nkb);
+    // Two walks over (tile, k-tile): `ld` copies scale codes RS - 1 k-tiles
+    // ahead of `at`, which fills the stages.
+    struct Walk {
+      std::int64_t t, kt, m0, n0;
+    };
+    auto start = [&](Walk& x) {
+      x.t = blockIdx.x;
+      x.kt = 0;
+      if (x.t < total) origin(x.t, x.m0, x.n0);
+    };
+    auto advance = [&](Walk& x) {
+      if (++x.kt == nkt) {
+        x.kt = 0;
+        x.t += gridDim.x;
+        if (x.t < total) origin(x.t, x.m0, x.n0);
       }
-      if (n0 + tid < p.n) load_codes4(c + BM + tid, p.sb, p.tc_b, p.vsc_b, n0 + tid, kt * L::KB, p.nkb);
+    };
+    Walk ld, at;
+    start(ld);
+    start(at);
+    if (nkt == 0) ld.t = at.t = total;  // K = 0: nothing to load
+    Ring<C::RS> lr, cr;  // code ring: next slot to load, slot of `at`
+    auto load_codes = [&]() {
+      if (ld.t < total) {
+        std::uint32_t* c = codes + lr.s * (BM + BN);
+#pragma unroll
+        for (int i = 0; i < AR; ++i) {
+          const int r = tid + 128 * i;
+          if (r < BM && ld.m0 + r < p.m) load_codes4(c + r, p.sa, p.tc_a, p.vsc_a, ld.m0 + r, ld.kt * L::KB, p.nkb);
+        }
+        if (ld.n0 + tid < p.n) load_codes4(c + BM + tid, p.sb, p.tc_b, p.vsc_b, ld.n0 + tid, ld.kt * L::KB, p.nkb);
+        advance(ld);
+      }
+      cp_async_commit();
+      lr.next();
     };
 #pragma unroll
-    for (int s = 0; s < C::RS - 1; ++s) {
-      if (s < ntiles) load_codes(s);
-      cp_async_commit();
-    }
+    for (int s = 0; s < C::RS - 1; ++s) load_codes();
     const int ob = ((tid >> 1) & 3) * L::SBW + 2 * (tid >> 3) + (tid & 1);  // B row tid's permuted slot
-    for (std::int64_t kt = 0; kt < ntiles; ++kt) {
-      const int s = static_cast<int>(kt % C::ST);
-      const auto use = static_cast<std::uint32_t>(kt / C::ST);
-      cp_async_wait<C::RS - 2>();  // codes of tile kt landed (each thread reads only what it copied)
-      if (kt + C::RS - 1 < ntiles) load_codes(kt + C::RS - 1);
-      cp_async_commit();
-      if (kt >= C::ST) mbar_wait(&empty[s], (use - 1) & 1);  // the consumers are done with stage s
+    Ring<C::ST> st;
+    for (std::int64_t q = 0; at.t < total; ++q) {
+      const int s = st.s;
+      cp_async_wait<C::RS - 2>();  // codes of `at` landed (each thread reads only what it copied)
+      load_codes();
+      if (q >= C::ST) wait_bar<C::HINT>(&empty[s], st.phase ^ 1u);  // the consumers are done with stage s
       if (tid == 0) {
         mbar_arrive_tx(&full[s], L::A_BYTES + L::B_BYTES);
-        const auto k0 = static_cast<std::int32_t>(kt * 128);
-        tma_load_2d(smem + L::A0 + s * L::A_BYTES, &p.a_map, k0, static_cast<std::int32_t>(m0), &full[s]);
-        tma_load_2d(smem + L::B0 + s * L::B_BYTES, &p.b_map, k0, static_cast<std::int32_t>(n0), &full[s]);
+        const auto k0 = static_cast<std::int32_t>(at.kt * 128);
+        tma_load_2d(smem + L::A0 + s * L::A_BYTES, &p.a_map, k0, static_cast<std::int32_t>(at.m0), &full[s]);
+        tma_load_2d(smem + L::B0 + s * L::B_BYTES, &p.b_map, k0, static_cast<std::int32_t>(at.n0), &full[s]);
       }
       // Factors: A rows as [k-block][row] with rows r and r + 8 of each 16
       // side by side (a consumer thread's pair: one float2), B rows permuted so
       // that a consumer thread reads its columns' factors with float4 loads
       // (rows past M / N: their factors only reach D elements never stored).
-      const std::uint32_t* c = codes + (kt % C::RS) * (BM + BN);
+      const std::uint32_t* c = codes + cr.s * (BM + BN);
       auto* fa = reinterpret_cast<float*>(smem + L::F0 + s * L::F_STAGE);
       auto* fb = reinterpret_cast<float*>(smem + L::F0 + s * L::F_STAGE + L::SA_BYTES);
+      float v[4];
 #pragma unroll
       for (int i = 0; i < AR; ++i) {
         const int r = tid + 128 * i;
         if (r < BM) {
           const int slot = (r & ~15) + 2 * (r & 7) + ((r >> 3) & 1);
-          const std::uint32_t wa = m0 + r < p.m ? c[r] : 0u;
+          codes_f32(at.m0 + r < p.m ? c[r] : 0u, v);
 #pragma unroll
-          for (int j = 0; j < L::KB; ++j) fa[j * BM + slot] = ue8m0_f32((wa >> (8 * j)) & 0xFFu);
+          for (int j = 0; j < L::KB; ++j) fa[j * BM + slot] = v[j];
         }
       }
-      const std::uint32_t wb = n0 + tid < p.n ? c[BM + tid] : 0u;
+      codes_f32(at.n0 + tid < p.n ? c[BM + tid] : 0u, v);
 #pragma unroll
-      for (int j = 0; j < L::KB; ++j) fb[j * 4 * L::SBW + ob] = ue8m0_f32((wb >> (8 * j)) & 0xFFu);
+      for (int j = 0; j < L::KB; ++j) fb[j * 4 * L::SBW + ob] = v[j];
       mbar_arrive(&full[s]);
+      st.next();
+      cr.next();
+      advance(at);
     }
     cp_async_wait_all();
     return;
@@ -146,10 +228,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
   // ---- consumers: 64 rows each ----
   regs_inc<C::CONSUMER_REGS>();
   const int cw = wg - 1, l = tid & 31, w = (tid >> 5) & 3;
-  const FragPos fp(m0 + 64 * cw, n0);
-  auto s_of = [](std::int64_t kt) { return static_cast<int>(kt % C::ST); };
   float acc[R], pa[R], pb[C::PB == 2 ? R : 1];
-  frag_init(acc, fp, p.c, p.m, p.n);
   // Descriptors of stage 0, k-block 0 (this warpgroup's 64 rows of A, all of
   // B); stage s and k-block j add (s * bytes + 32 j) / 16 to the address field.
   const std::uint64_t da0 = smem_desc_sw128(smem + L::A0 + 64 * 128 * cw), db0 = smem_desc_sw128(smem + L::B0);
@@ -168,7 +247,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
   };
   // Factors of k-block j of the stage at f: the row pair and the first PF
   // groups of 4 column factors (loaded before the wait for p; the other groups
-  // at the start of the fold).
+  // in the fold).
   struct Pre {
     float2 a;
     float4 b[C::PF > 0 ? C::PF : 1];
@@ -199,69 +278,84 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       }
     }
   };
-  // One k-tile in stage s (k-blocks kt * KB + j).
-  auto stage = [&](std::int64_t kt, std::uint32_t& sa16, std::uint32_t& sb16) {
-    const int s = static_cast<int>(kt % C::ST);
-    sa16 = static_cast<std::uint32_t>(s) * (L::A_BYTES / 16);
-    sb16 = static_cast<std::uint32_t>(s) * (L::B_BYTES / 16);
-    mbar_wait(&full[s], static_cast<std::uint32_t>(kt / C::ST) & 1);
-    return smem + L::F0 + s * L::F_STAGE;
+  // The stage of the next k-tile: its descriptor offsets and factors, once full.
+  Ring<C::ST> st;
+  auto stage = [&](std::uint32_t& sa16, std::uint32_t& sb16) {
+    sa16 = static_cast<std::uint32_t>(st.s) * (L::A_BYTES / 16);
+    sb16 = static_cast<std::uint32_t>(st.s) * (L::B_BYTES / 16);
+    wait_bar<C::HINT == 2 ? 1 : 0>(&full[st.s], st.phase);
+    return smem + L::F0 + st.s * L::F_STAGE;
   };
-  // A whole k-tile. PB = 2: k-blocks 0 .. KB - 1 alternate between pa and
-  // pb, the wgmma of k-block j + 1 in flight while k-block j is folded. PB =
-  // 1: one k-block at a time (the other consumer warpgroups fill the gaps).
-  const std::int64_t full_tiles = p.nkb / L::KB;
-  for (std::int64_t kt = 0; kt < full_tiles; ++kt) {
-    std::uint32_t sa16, sb16;
-    const std::uint8_t* f = stage(kt, sa16, sb16);
-    if constexpr (C::PB == 1) {
+  auto release = [&] {
+    mbar_arrive(&empty[st.s]);  // this thread is done with the stage (its wgmmas and factor reads)
+    st.next();
+  };
+  const std::int64_t full_kt = p.nkb / L::KB;
+  for (std::int64_t t = blockIdx.x; t < total; t += gridDim.x) {
+    std::int64_t m0, n0;
+    origin(t, m0, n0);
+    const FragPos fp(m0 + 64 * cw, n0);
+    if (p.c == nullptr) {
 #pragma unroll
-      for (int j = 0; j < L::KB; ++j) {
+      for (int i = 0; i < R; ++i) acc[i] = 0.0f;
+    } else {
+      frag_init(acc, fp, p.c, p.m, p.n);
+    }
+    // Whole k-tiles. PB = 2: k-blocks 0 .. KB - 1 alternate between pa and
+    // pb, the wgmma of k-block j + 1 in flight while k-block j is folded. PB
+    // = 1: one k-block at a time (the other consumer warpgroup fills the gaps).
+    for (std::int64_t kt = 0; kt < full_kt; ++kt) {
+      std::uint32_t sa16, sb16;
+      const std::uint8_t* f = stage(sa16, sb16);
+      if constexpr (C::PB == 1) {
+#pragma unroll
+        for (int j = 0; j < L::KB; ++j) {
+          const Pre x = prefetch(f, j);
+          mma(sa16, sb16, j, pa);
+          wgmma_wait<0>();
+          fold(f, j, x, pa);
+        }
+      } else {
+        mma(sa16, sb16, 0, pa);
+        [&]<int... J>(std::integer_sequence<int, J...>) {
+          (
+              [&] {
+                constexpr int j = J + 1;  // wgmma of k-block j, fold of j - 1
+                const Pre x = prefetch(f, j - 1);
+                if constexpr (j & 1) {
+                  mma(sa16, sb16, j, pb);
+                  wgmma_wait<1>();
+                  fold(f, j - 1, x, pa);
+                } else {
+                  mma(sa16, sb16, j, pa);
+                  wgmma_wait<1>();
+                  fold(f, j - 1, x, pb);
+                }
+              }(),
+              ...);
+        }(std::make_integer_sequence<int, L::KB - 1>{});
+        const Pre x = prefetch(f, L::KB - 1);
+        wgmma_wait<0>();
+        fold(f, L::KB - 1, x, pb);
+      }
+      release();
+    }
+    // The last k-tile when nkb % KB != 0: only its k-blocks inside K, one at
+    // a time (k-blocks past K are not in the model).
+    if (full_kt < nkt) {
+      std::uint32_t sa16, sb16;
+      const std::uint8_t* f = stage(sa16, sb16);
+      const int nj = static_cast<int>(p.nkb - full_kt * L::KB);
+      for (int j = 0; j < nj; ++j) {
         const Pre x = prefetch(f, j);
         mma(sa16, sb16, j, pa);
         wgmma_wait<0>();
         fold(f, j, x, pa);
       }
-    } else {
-      mma(sa16, sb16, 0, pa);
-      [&]<int... J>(std::integer_sequence<int, J...>) {
-        (
-            [&] {
-              constexpr int j = J + 1;  // wgmma of k-block j, fold of j - 1
-              const Pre x = prefetch(f, j - 1);
-              if constexpr (j & 1) {
-                mma(sa16, sb16, j, pb);
-                wgmma_wait<1>();
-                fold(f, j - 1, x, pa);
-              } else {
-                mma(sa16, sb16, j, pa);
-                wgmma_wait<1>();
-                fold(f, j - 1, x, pb);
-              }
-            }(),
-            ...);
-      }(std::make_integer_sequence<int, L::KB - 1>{});
-      const Pre x = prefetch(f, L::KB - 1);
-      wgmma_wait<0>();
-      fold(f, L::KB - 1, x, pb);
+      release();
     }
-    mbar_arrive(&empty[s_of(kt)]);  // this thread is done with the stage (its wgmmas and factor reads)
+    frag_store<BF16>(acc, fp, p.d, p.m, p.n);
   }
-  // The last k-tile when nkb % KB != 0: only its k-blocks inside K, one at a
-  // time (k-blocks past K are not in the model).
-  if (full_tiles < ntiles) {
-    std::uint32_t sa16, sb16;
-    const std::uint8_t* f = stage(full_tiles, sa16, sb16);
-    const int nj = static_cast<int>(p.nkb - full_tiles * L::KB);
-    for (int j = 0; j < nj; ++j) {
-      const Pre x = prefetch(f, j);
-      mma(sa16, sb16, j, pa);
-      wgmma_wait<0>();
-      fold(f, j, x, pa);
-    }
-    mbar_arrive(&empty[s_of(full_tiles)]);
-  }
-  frag_store<BF16>(acc, fp, p.d, p.m, p.n);
 #else
   (void)p;
   __trap();
@@ -274,7 +368,15 @@ void launch(const Fp8WsParams& p, cudaStream_t stream) {
   auto* kern = mxfp8_ws_kernel<C, E5M2, BF16>;
   static const cudaError_t attr = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES);
   check_cuda(attr, "mxfp8 (warp-specialized) smem attribute");
-  kern<<<static_cast<unsigned>(p.mt * p.nt), L::THREADS, L::BYTES, stream>>>(p);
+  // Persistent: one block per SM (or per tile, if fewer).
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
+    check_cuda(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev), "SM count");
+    return n;
+  }();
+  const std::int64_t grid = std::min<std::int64_t>(p.mt * p.nt, sms);
+  kern<<<static_cast<unsigned>(grid), L::THREADS, L::BYTES, stream>>>(p);
   check_cuda(cudaGetLastError(), "mxfp8_ws_kernel launch");
 }
 
@@ -318,9 +420,9 @@ bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream) {
     return e ? std::atoi(e) : 0;
   }();
   switch (v) {
-    case 1: return launch_cfg<cfg::Fp8WsT<2, 2, 1, 6, 56, 224>>(x, stream);
-    case 2: return launch_cfg<cfg::Fp8WsT<2, 1, 8, 6, 56, 224>>(x, stream);
-    case 3: return launch_cfg<cfg::Fp8WsT<2, 2, 4, 6, 56, 224>>(x, stream);
+    case 1: return launch_cfg<cfg::Fp8WsT<2, 1, 8, 6, 56, 224, 1>>(x, stream);
+    case 2: return launch_cfg<cfg::Fp8WsT<2, 2, 2, 6, 56, 224, 0>>(x, stream);
+    case 3: return launch_cfg<cfg::Fp8WsT<2, 2, 2, 6, 56, 224, 2>>(x, stream);
     default: return launch_cfg<cfg::Fp8Ws>(x, stream);
   }
 }

@@ -51,6 +51,17 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* b, std::uint32_t parity
       "r"(parity)
       : "memory");
 }
+// As mbar_wait, with a suspend-time hint (PTX ISA 9.7.13.15.16): the thread
+// may sleep until the phase completes or about 10 ms pass, instead of
+// returning at once and re-issuing the try_wait.
+__device__ __forceinline__ void mbar_wait_hint(std::uint64_t* b, std::uint32_t parity) {
+  asm volatile(
+      "{\n.reg .pred done;\nMXK_WAITH:\n"
+      "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 done, [%0], %1, %2;\n"
+      "@!done bra MXK_WAITH;\n}\n" ::"r"(smem_u32(b)),
+      "r"(parity), "n"(10000000)
+      : "memory");
+}
 // 2-D TMA tile load: box at element coordinates (x = inner, y = row) into
 // shared memory, completion counted in bytes on `bar`; out-of-range elements
 // are written as zeros.

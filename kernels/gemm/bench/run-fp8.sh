@@ -37,27 +37,36 @@ log "build: $(( $(date +%s) - t0 )) s"
 GATE=$B/cgemm/mx_gemm_gate BENCH=$B/mxgemmbench
 san=0
 if [ -z "${SKIP_SAN:-}" ]; then
-  timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 $GATE --gtest_filter='GemmGateSanitizer.*' >"$OUT/memcheck.log" 2>&1 &
+  timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 $GATE --gtest_filter='GemmGateSanitizer.*' >"$OUT/memcheck.log" 2>&1 &
   p1=$!
-  timeout 100 compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 $GATE --gtest_filter='GemmGateSanitizer.*' >"$OUT/racecheck.log" 2>&1 &
+  timeout 120 compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 $GATE --gtest_filter='GemmGateSanitizer.*' >"$OUT/racecheck.log" 2>&1 &
   p2=$!
   san=1
 fi
 t1=$(date +%s)
-timeout 90 $GATE >"$OUT/gate.log" 2>&1
+declare -A gp
+for v in ${VARS:-0 1 2 3}; do
+  [ "$v" = 0 ] && continue
+  MXK_FP8WS=$v timeout 100 $GATE --gtest_filter='GemmGate.Mxfp8WarpSpecialized:GemmGateSanitizer.Mxfp8*' >"$OUT/gate-v$v.log" 2>&1 &
+  gp[$v]=$!
+done
+timeout 100 $GATE >"$OUT/gate.log" 2>&1
 grc=$?
 log "gate (variant 0) rc=$grc in $(( $(date +%s) - t1 )) s: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/gate.log" | tr '\n' ' ')"
 grep -E "^\[  FAILED |differing|Failure" "$OUT/gate.log" | head -12 | tee -a "$S"
-[ $grc = 124 ] && { log "gate timed out (a hang?): stop"; exit 1; }
-for v in ${VARS:-0 1 2 3}; do
-  [ "$v" = 0 ] && continue
-  MXK_FP8WS=$v timeout 40 $GATE --gtest_filter='GemmGate.Mxfp8WarpSpecialized:GemmGate.Mxfp8RaggedShapes:GemmGate.Mxfp8AlignedRaggedKTiles:GemmGateSanitizer.Mxfp8*' >"$OUT/gate-v$v.log" 2>&1
+for v in "${!gp[@]}"; do
+  wait ${gp[$v]}
   log "gate (variant $v) rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/gate-v$v.log" | tr '\n' ' ')"
+  grep -E "^\[  FAILED |differing" "$OUT/gate-v$v.log" | head -4 | tee -a "$S"
 done
+[ $grc = 124 ] && { log "gate timed out (a hang?): stop"; tar czf /tmp/fp8-logs.tgz -C "$OUT" --exclude=summary.txt . && mv /tmp/fp8-logs.tgz "$OUT/logs.tgz"; exit 1; }
 if [ $san = 1 ]; then
   wait $p1; log "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
   wait $p2; log "racecheck rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tail -1)"
 fi
+# at most 8 files come back: the logs in one archive
+tar czf /tmp/fp8-logs.tgz -C "$OUT" --exclude=summary.txt . && mv /tmp/fp8-logs.tgz "$OUT/logs.tgz" && \
+  find "$OUT" -maxdepth 1 -type f ! -name summary.txt ! -name ncu.txt ! -name logs.tgz ! -name 'sass-*' -delete
 log "## benchmark (CSV: kernel,M,N,K,us_per_call,tflops); base = main's kernel, wsV = variant V"
 for shp in "8192 8192 8192" "4096 7168 2048"; do
   [ -x /tmp/mxgemmbench-base ] && timeout 30 /tmp/mxgemmbench-base time mxfp8 $shp 20 2>&1 | sed 's/^mxfp8/mxfp8(base)/' | tee -a "$S"
@@ -76,7 +85,15 @@ if [ -n "${NCU_VAR-0}" ] && command -v ncu >/dev/null; then
       --section SchedulerStats --section ComputeWorkloadAnalysis --section InstructionStats \
       --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,regex:sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__cycles_elapsed.avg' \
       $BENCH time mxfp8 4096 7168 2048 1 >>"$OUT/ncu.txt" 2>&1
+    echo "### variant $v per opcode" >>"$OUT/ncu.txt"
+    MXK_FP8WS=$v timeout 40 ncu --clock-control none -c 1 -k regex:'mxfp8_ws_kernel' --metrics sass__inst_executed_per_opcode \
+      --print-metric-instances values $BENCH time mxfp8 4096 7168 2048 1 >>"$OUT/ncu.txt" 2>&1
   done
+  if [ -x /tmp/mxgemmbench-base ]; then
+    echo "### base per opcode" >>"$OUT/ncu.txt"
+    timeout 40 ncu --clock-control none -c 1 -k regex:'mxfp8_ws_kernel' --metrics sass__inst_executed_per_opcode,smsp__inst_executed.sum \
+      --print-metric-instances values /tmp/mxgemmbench-base time mxfp8 4096 7168 2048 1 >>"$OUT/ncu.txt" 2>&1
+  fi
   log "ncu: $(grep -c 'Section: ' "$OUT/ncu.txt") sections"
 fi
 log "total: $(( $(date +%s) - t0 )) s"
