@@ -62,6 +62,7 @@ struct WsLayout {
   static_assert(BYTES <= 227 * 1024, "shared memory");
 };
 
+#ifdef MXK_GEMM_HAVE_WGMMA
 // Fixed-rate ring position: stage s of ST (or RS) and the parity of its use.
 template <int N>
 struct Ring {
@@ -110,6 +111,8 @@ __device__ __forceinline__ void tile_of(std::int64_t t, std::int64_t mt, std::in
   tm = first + in % gs;
   tn = in / gs;
 }
+
+#endif
 
 template <class C, bool E5M2, bool BF16>
 __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const __grid_constant__ Fp8WsParams p) {
