@@ -30,7 +30,7 @@ struct Fp8WsT {
 // Measured on the H100 (bench/results/gemm-ws.md, gemm-fp8.md), 8192^3: the
 // earlier fold (factors loaded in the fold) NC 2 371 TFLOP/s; p in halves of
 // 64 columns 323; NC 3 with halves (152 registers) 346.
-using Fp8Ws = Fp8WsT<2, 2, 2, 6, 56, 224, 1>;
+using Fp8Ws = Fp8WsT<2, 1, 4, 6, 56, 224, 0>;
 struct Fp8Small {  // M <= 64 (decode): 64 x 64 tiles, more blocks
   static constexpr int NWG = 1, BN = 64, ST = 6, GROUP = 1;
 };
