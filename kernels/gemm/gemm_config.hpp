@@ -27,10 +27,14 @@ struct Fp8WsT {
   static constexpr int NC = NC_, PB = PB_, PF = PF_, ST = ST_, RS = 4, GROUP = 8, HINT = HINT_;
   static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg
 };
-// Measured on the H100 (bench/results/gemm-ws.md, gemm-fp8.md), 8192^3: the
-// earlier fold (factors loaded in the fold) NC 2 371 TFLOP/s; p in halves of
-// 64 columns 323; NC 3 with halves (152 registers) 346.
-using Fp8Ws = Fp8WsT<2, 1, 4, 6, 56, 224, 0>;
+// Measured on the H100 (bench/results/gemm-ws.md, gemm-fp8.md), 8192^3, TFLOP/s:
+// the earlier non-persistent kernel with the factors read inside the fold
+// 370; p in halves of 64 columns 323; NC 3 with halves (152 registers) 346.
+// Factors read before the wait (not persistent): PF 2 409, PF 1 403, PF 4
+// (20 B spill) 383, PB 1 PF 8 415. Persistent: PB 2 PF 2 HINT 1 418 (this),
+// HINT 0 421, HINT 2 411 (one call each), PB 1 PF 8
+// 338 (spills). NC 3 spills at any PF.
+using Fp8Ws = Fp8WsT<2, 2, 2, 6, 56, 224, 1>;
 struct Fp8Small {  // M <= 64 (decode): 64 x 64 tiles, more blocks
   static constexpr int NWG = 1, BN = 64, ST = 6, GROUP = 1;
 };

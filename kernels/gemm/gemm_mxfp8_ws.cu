@@ -3,22 +3,23 @@
 // k-block in increasing order one wgmma m64nNk32 from zero gives p, then
 // acc = fma(p, 2^(ea-127) * 2^(eb-127), acc) in fp32).
 //
-// A block owns a 128 x BN tile of D (cfg::Fp8Ws) and runs three warpgroups
-// (gemm_ws.cuh):
-// - warpgroup 0, the producer: one thread loads the k-tiles of A (128 rows)
-//   and B (BN rows), 128 bytes of K each, by TMA with the 128-byte swizzle
+// Persistent: one block per SM takes the 64 NC x 128 output tiles blockIdx.x,
+// + gridDim.x, ... (cfg::Fp8Ws) through one ring of ST stages, with three
+// warpgroups (gemm_ws.cuh):
+// - warpgroup 0, the producer: one thread loads the k-tiles of A (BM rows)
+//   and B (128 rows), 128 bytes of K each, by TMA with the 128-byte swizzle
 //   into stage s (zero fill past M, N and K); all 128 threads copy the scale
 //   codes (one word of 4 k-blocks per row of A and of B) by cp.async RS - 1
-//   tiles ahead, turn those of stage s into fp32 powers of two, and arrive
-//   on full[s];
-// - warpgroups 1 and 2, the consumers: 64 rows each; per k-block one wgmma
-//   into one of two p buffers, the FMUL + FFMA of the fold while the next
-//   k-block's wgmma runs (the other consumer's wgmmas fill the gaps), and the stage released on
-//   empty[s] once its last fold is done.
+//   k-tiles ahead (across tile boundaries), turn those of stage s into fp32
+//   powers of two, and arrive on full[s]; it runs on into the next tile while
+//   the consumers store the last one;
+// - warpgroups 1 .. NC, the consumers: 64 rows each; per k-block one wgmma
+//   into one of two p buffers (PB = 2) and the FMUL + FFMA of the fold while
+//   the next k-block's wgmma runs, the factors of a k-block read before the
+//   wait for its p; the stage released on empty[s] once its last fold is done.
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <type_traits>
 #include <utility>
 
@@ -310,15 +311,13 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
     for (std::int64_t kt = 0; kt < full_kt; ++kt) {
       std::uint32_t sa16, sb16;
       const std::uint8_t* f = stage(sa16, sb16);
-      if constexpr (C::PB == 1) {  // the factors of k-block j + 1 load while the wgmma of j runs
-        Pre x = prefetch(f, 0);
+      if constexpr (C::PB == 1) {
 #pragma unroll
         for (int j = 0; j < L::KB; ++j) {
+          const Pre x = prefetch(f, j);
           mma(sa16, sb16, j, pa);
-          const Pre xn = prefetch(f, j + 1 < L::KB ? j + 1 : j);
           wgmma_wait<0>();
           fold(f, j, x, pa);
-          x = xn;
         }
       } else {
         mma(sa16, sb16, 0, pa);
@@ -351,23 +350,11 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       std::uint32_t sa16, sb16;
       const std::uint8_t* f = stage(sa16, sb16);
       const int nj = static_cast<int>(p.nkb - full_kt * L::KB);
-      if constexpr (C::PB == 1) {  // unrolled (a loop over nj made ptxas spill here)
-#pragma unroll
-        for (int j = 0; j < L::KB - 1; ++j) {
-          if (j < nj) {
-            const Pre x = prefetch(f, j);
-            mma(sa16, sb16, j, pa);
-            wgmma_wait<0>();
-            fold(f, j, x, pa);
-          }
-        }
-      } else {  // a loop (unrolled, ptxas spilled here)
-        for (int j = 0; j < nj; ++j) {
-          const Pre x = prefetch(f, j);
-          mma(sa16, sb16, j, pa);
-          wgmma_wait<0>();
-          fold(f, j, x, pa);
-        }
+      for (int j = 0; j < nj; ++j) {
+        const Pre x = prefetch(f, j);
+        mma(sa16, sb16, j, pa);
+        wgmma_wait<0>();
+        fold(f, j, x, pa);
       }
       release();
     }
@@ -430,17 +417,6 @@ bool launch_cfg(const Mxfp8GemmArgs& x, cudaStream_t stream) {
 
 }  // namespace
 
-bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream) {
-  // TUNING ONLY (removed before the final commit): MXK_FP8WS=1..2 picks a variant.
-  static const int v = [] {
-    const char* e = std::getenv("MXK_FP8WS");
-    return e ? std::atoi(e) : 0;
-  }();
-  switch (v) {
-    case 1: return launch_cfg<cfg::Fp8WsT<2, 2, 2, 6, 56, 224, 0>>(x, stream);
-    case 2: return launch_cfg<cfg::Fp8WsT<2, 1, 3, 6, 56, 224, 0>>(x, stream);
-    default: return launch_cfg<cfg::Fp8Ws>(x, stream);
-  }
-}
+bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::Fp8Ws>(x, stream); }
 
 }  // namespace mxk::gemm

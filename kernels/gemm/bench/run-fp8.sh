@@ -7,8 +7,7 @@
 # variant at 8192^3 and 4096 x 7168 x 2048 beside cuBLAS (torch) in the same
 # call, the SASS of the mxfp8 kernels, Nsight Compute of variant NCU_VAR.
 # Usage (repository root, main's tree): OUT=<dir> bash .devrun/fp8/overlay/kernels/gemm/bench/run-fp8.sh
-# Env: VARS (variants, default "0 1 2 3"), SAN_VARS (sanitized variants, default 0), SKIP_BASE=1, SKIP_SAN=1,
-#   NCU_VAR (default 0, "" = none).
+# Env: VARS (MXK_FP8WS tuning variants, if the launcher has them; default 0), SKIP_BASE=1, SKIP_SAN=1, NCU_VAR (default 0, "" = none).
 set -uo pipefail
 OUT=${OUT:-/tmp/fp8-out}
 mkdir -p "$OUT"
@@ -37,19 +36,16 @@ grep -E "C751|spill stores|stack frame" "$OUT/build.log" | sort | uniq -c | head
 log "build: $(( $(date +%s) - t0 )) s"
 GATE=$B/cgemm/mx_gemm_gate BENCH=$B/mxgemmbench
 san=0
-declare -A sp
-if [ -z "${SKIP_SAN:-}" ]; then  # memcheck + racecheck of each variant in SAN_VARS
-  for v in ${SAN_VARS:-0}; do
-    MXK_FP8WS=$v timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 $GATE --gtest_filter='GemmGateSanitizer.*' >"$OUT/memcheck-v$v.log" 2>&1 &
-    sp[m$v]=$!
-    MXK_FP8WS=$v timeout 120 compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 $GATE --gtest_filter='GemmGateSanitizer.*' >"$OUT/racecheck-v$v.log" 2>&1 &
-    sp[r$v]=$!
-  done
+if [ -z "${SKIP_SAN:-}" ]; then
+  timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 $GATE --gtest_filter='GemmGateSanitizer.*' >"$OUT/memcheck.log" 2>&1 &
+  p1=$!
+  timeout 120 compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 $GATE --gtest_filter='GemmGateSanitizer.*' >"$OUT/racecheck.log" 2>&1 &
+  p2=$!
   san=1
 fi
 t1=$(date +%s)
 declare -A gp
-for v in ${VARS:-0 1 2 3}; do
+for v in ${VARS:-0}; do
   [ "$v" = 0 ] && continue
   MXK_FP8WS=$v timeout 100 $GATE --gtest_filter='GemmGate.Mxfp8WarpSpecialized:GemmGateSanitizer.Mxfp8*' >"$OUT/gate-v$v.log" 2>&1 &
   gp[$v]=$!
@@ -65,10 +61,8 @@ for v in "${!gp[@]}"; do
 done
 [ $grc = 124 ] && { log "gate timed out (a hang?): stop"; tar czf /tmp/fp8-logs.tgz -C "$OUT" --exclude=summary.txt . && mv /tmp/fp8-logs.tgz "$OUT/logs.tgz"; exit 1; }
 if [ $san = 1 ]; then
-  for v in ${SAN_VARS:-0}; do
-    wait ${sp[m$v]}; log "memcheck (variant $v) rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck-v$v.log" | tail -1)"
-    wait ${sp[r$v]}; log "racecheck (variant $v) rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck-v$v.log" | tail -1)"
-  done
+  wait $p1; log "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
+  wait $p2; log "racecheck rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tail -1)"
 fi
 # at most 8 files come back: the logs in one archive
 tar czf /tmp/fp8-logs.tgz -C "$OUT" --exclude=summary.txt . && mv /tmp/fp8-logs.tgz "$OUT/logs.tgz" && \
@@ -76,7 +70,7 @@ tar czf /tmp/fp8-logs.tgz -C "$OUT" --exclude=summary.txt . && mv /tmp/fp8-logs.
 log "## benchmark (CSV: kernel,M,N,K,us_per_call,tflops); base = main's kernel, wsV = variant V"
 for shp in "8192 8192 8192" "4096 7168 2048"; do
   [ -x /tmp/mxgemmbench-base ] && timeout 30 /tmp/mxgemmbench-base time mxfp8 $shp 20 2>&1 | sed 's/^mxfp8/mxfp8(base)/' | tee -a "$S"
-  for v in ${VARS:-0 1 2 3}; do MXK_FP8WS=$v timeout 30 $BENCH time mxfp8 $shp 20 2>&1 | sed "s/^mxfp8/mxfp8(ws$v)/" | tee -a "$S"; done
+  for v in ${VARS:-0}; do MXK_FP8WS=$v timeout 30 $BENCH time mxfp8 $shp 20 2>&1 | sed "s/^mxfp8/mxfp8(ws$v)/" | tee -a "$S"; done
 done
 timeout 60 python3 kernels/gemm/bench/torch_bench.py 20 2>&1 | grep -E "^cublas_fp8[a-z0-9_]*,(8192|4096)," | tee -a "$S"
 if command -v cuobjdump >/dev/null; then
@@ -91,7 +85,15 @@ if [ -n "${NCU_VAR-0}" ] && command -v ncu >/dev/null; then
       --section SchedulerStats --section ComputeWorkloadAnalysis --section InstructionStats \
       --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,regex:sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__cycles_elapsed.avg' \
       $BENCH time mxfp8 4096 7168 2048 1 >>"$OUT/ncu.txt" 2>&1
+    echo "### variant $v per opcode" >>"$OUT/ncu.txt"
+    MXK_FP8WS=$v timeout 40 ncu --clock-control none -c 1 -k regex:'mxfp8_ws_kernel' --metrics sass__inst_executed_per_opcode \
+      --print-metric-instances values $BENCH time mxfp8 4096 7168 2048 1 >>"$OUT/ncu.txt" 2>&1
   done
+  if [ -x /tmp/mxgemmbench-base ]; then
+    echo "### base per opcode" >>"$OUT/ncu.txt"
+    timeout 40 ncu --clock-control none -c 1 -k regex:'mxfp8_ws_kernel' --metrics sass__inst_executed_per_opcode,smsp__inst_executed.sum \
+      --print-metric-instances values /tmp/mxgemmbench-base time mxfp8 4096 7168 2048 1 >>"$OUT/ncu.txt" 2>&1
+  fi
   log "ncu: $(grep -c 'Section: ' "$OUT/ncu.txt") sections"
 fi
 log "total: $(( $(date +%s) - t0 )) s"
