@@ -12,7 +12,10 @@
 // 16 < M <= 64 (Decode64), each with tile widths 16, 32, 64, and M > 64
 // (Large); every one with 16-byte-aligned rows (cp.async, K a multiple of 16
 // for fp8, of 32 for MXFP4) and unaligned rows (byte loads), K ragged
-// against the 32-block and against the k-tile (64 or 128).
+// against the 32-block and against the k-tile (64 or 128). The warp-
+// specialized M > 64 kernels (TMA): GemmGate.*WarpSpecialized; the mxfp8 one
+// is persistent, so a shape with more tiles than SMs (1100 x 2000) has blocks
+// take two tiles through one stage ring.
 #include <gtest/gtest.h>
 
 #include <algorithm>
