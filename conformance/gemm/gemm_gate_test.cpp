@@ -15,7 +15,10 @@
 // (32) or two warpgroups (W4a16DecodeKernel);
 // every one with 16-byte-aligned rows (cp.async, K a multiple of 16
 // for fp8, of 32 for MXFP4) and unaligned rows (byte loads), K ragged
-// against the 32-block and against the k-tile (64, 128 or 256).
+// against the 32-block and against the k-tile (64, 128 or 256). The warp-
+// specialized M > 64 kernels (TMA): GemmGate.*WarpSpecialized; the mxfp8 one
+// is persistent, so a shape with more tiles than SMs (1100 x 2000) has blocks
+// take two tiles through one stage ring.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -189,6 +192,7 @@ TEST(GemmGateSanitizer, Mxfp8Small) {
   run_fp8({"mxfp8_e5m2", 9, 72, 256, kDense, Fmt::fp32, false, 3}, 6);  // small tiles, cp.async (scales too)
   run_fp8({"mxfp8_e5m2", 70, 136, 200, kDense, Fmt::fp32, true, 3}, 11);  // large tiles (K % 16 != 0: no TMA)
   run_fp8({"mxfp8_e4m3", 130, 130, 1040, kDense, Fmt::bf16, false, 3}, 12);  // warp-specialized, ring wraps
+  run_fp8({"mxfp8_e5m2", 1100, 2000, 160, kTc, Fmt::fp32, true, 3}, 14);  // warp-specialized, 144 tiles (two per block)
 }
 
 TEST(GemmGateSanitizer, W4a16Small) {
@@ -323,7 +327,9 @@ TEST(GemmGate, Mxfp8WarpSpecialized) {
   std::uint64_t seed = 700;
   for (const char* r : {"mxfp8_e4m3", "mxfp8_e5m2"})
     for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{65, 129, 16}, {65, 129, 96},
-                           {130, 257, 528}, {257, 300, 1040}, {128, 128, 2048}, {200, 64, 48}})
+                           {130, 257, 528}, {257, 300, 1040}, {128, 128, 2048}, {200, 64, 48},
+                           {192, 136, 1088},   // 8 whole k-tiles, then a last one of 2 k-blocks
+                           {1100, 2000, 160}})  // 144 tiles: blocks of the persistent kernel take two
       run_fp8({r, m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0,
                static_cast<int>(seed % 4 == 0 ? 40 : seed % 4)},
               seed++);

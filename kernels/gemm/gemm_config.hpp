@@ -18,16 +18,23 @@ struct Fp8Large {  // M > 64: 128 x 128 tiles, two warpgroups overlap wgmma and 
 // M > 64 with A and B readable by TMA (16-byte aligned rows): the warp-
 // specialized kernel (gemm_mxfp8_ws.cu), 64 NC x 128 tiles, one block per SM:
 // a producer warpgroup (TMA, scale factors) and NC consumer warpgroups of 64
-// rows, each with acc (64 fp32) and two p buffers of PN / 2; ST stages, RS
-// code stages.
-template <int NC_, int PN_, int ST_, int CONSUMER_REGS_>
+// rows, each with acc (64 fp32) and PB p buffers of 64; ST stages, RS code
+// stages; PF of the 8 float4 groups of column factors of a k-block loaded
+// before the wait for its p (the rest in its fold); HINT: barrier waits with a
+// suspend-time hint (0 none, 1 the producer's, 2 all).
+template <int NC_, int PB_, int PF_, int ST_, int PRODUCER_REGS_, int CONSUMER_REGS_, int HINT_>
 struct Fp8WsT {
-  static constexpr int NC = NC_, PN = PN_, ST = ST_, RS = 4, GROUP = 8;
-  static constexpr int PRODUCER_REGS = 56, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg
+  static constexpr int NC = NC_, PB = PB_, PF = PF_, ST = ST_, RS = 4, GROUP = 8, HINT = HINT_;
+  static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg
 };
-// Measured on the H100 (bench/results/gemm-ws.md), 8192^3: NC 2, PN 128 371
-// TFLOP/s; NC 2, PN 64 323; NC 3, PN 64 (152 registers) 346.
-using Fp8Ws = Fp8WsT<2, 128, 6, 224>;
+// Measured on the H100 (bench/results/gemm-ws.md, gemm-fp8.md), 8192^3, TFLOP/s:
+// the earlier non-persistent kernel with the factors read inside the fold
+// 370; p in halves of 64 columns 323; NC 3 with halves (152 registers) 346.
+// Factors read before the wait (not persistent): PF 2 409, PF 1 403, PF 4
+// (20 B spill) 383, PB 1 PF 8 415. Persistent: PB 2 PF 2 HINT 1 418 (this),
+// HINT 0 421, HINT 2 411 (one call each), PB 1 PF 8
+// 338 (spills). NC 3 spills at any PF.
+using Fp8Ws = Fp8WsT<2, 2, 2, 6, 56, 224, 1>;
 struct Fp8Small {  // M <= 64 (decode): 64 x 64 tiles, more blocks
   static constexpr int NWG = 1, BN = 64, ST = 6, GROUP = 1;
 };

@@ -51,6 +51,17 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* b, std::uint32_t parity
       "r"(parity)
       : "memory");
 }
+// As mbar_wait, with a suspend-time hint (PTX ISA 9.7.13.15.16): the thread
+// may sleep until the phase completes or about 10 ms pass, instead of
+// returning at once and re-issuing the try_wait.
+__device__ __forceinline__ void mbar_wait_hint(std::uint64_t* b, std::uint32_t parity) {
+  asm volatile(
+      "{\n.reg .pred done;\nMXK_WAITH:\n"
+      "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 done, [%0], %1, %2;\n"
+      "@!done bra MXK_WAITH;\n}\n" ::"r"(smem_u32(b)),
+      "r"(parity), "n"(10000000)
+      : "memory");
+}
 // 2-D TMA tile load: box at element coordinates (x = inner, y = row) into
 // shared memory, completion counted in bytes on `bar`; out-of-range elements
 // are written as zeros.
@@ -82,6 +93,20 @@ __device__ __forceinline__ std::uint64_t smem_desc_sw128(const void* p) {
   d |= std::uint64_t{1} << 62;          // 128-byte swizzle
   return d;
 }
+
+// A descriptor with `add16` (bytes / 16) added to its address field (bits
+// 0-13) and nothing else changed: the callers stay inside shared memory, so
+// the field does not carry into the leading-offset bits.
+__device__ __forceinline__ std::uint64_t desc_add(std::uint64_t d, std::uint32_t add16) {
+  std::uint32_t lo, hi;
+  asm("mov.b64 {%0, %1}, %2;" : "=r"(lo), "=r"(hi) : "l"(d));
+  lo += add16;
+  asm("mov.b64 %0, {%1, %2};" : "=l"(d) : "r"(lo), "r"(hi));
+  return d;
+}
+// Orders later uses of r after the preceding volatile asm (a wgmma wait)
+// without a memory clobber (loads of other data may move across it).
+__device__ __forceinline__ void pin_reg(float& r) { asm volatile("" : "+f"(r)); }
 
 // ---- host: tensor maps --------------------------------------------------------
 // A row-major [rows][cols] matrix of `elem_bytes`-byte elements (row pitch
