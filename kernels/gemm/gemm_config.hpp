@@ -62,6 +62,18 @@ struct W4Ws {
   static constexpr int BM = 256, BN = 128, KT = 64, ST = 4, RS = 5, NP = 2, GROUP = 8;
   static constexpr int PRODUCER_REGS = 80, CONSUMER_REGS = 176;  // setmaxnreg
 };
+// M > 64 with A and packed B readable by TMA (16-byte aligned rows): the
+// register-A kernel (gemm_w4a16_rs.cu) computes D^T = B A^T: BN rows of B
+// (the wgmma's M side, 64 per consumer warpgroup, widened by the consumers
+// straight into the A fragment) x BM rows of A (its N side, <= 256, TMA with
+// the 128-byte swizzle); ST stages of A + packed B (TMA) + scale codes
+// (cp.async), filled by one producer warpgroup. ON: the M > 64 dispatch takes
+// it (else W4Ws; bn = 512 / 256 force one of the two).
+struct W4RegA {
+  static constexpr int BM = 256, BN = 128, KT = 64, ST = 6, GROUP = 8;
+  static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;  // setmaxnreg
+  static constexpr bool ON = true;
+};
 
 // Decode tile width: enough blocks for the SMs (no split-K: C11 fixes the
 // k order), but few enough that A (re-read by every block) stays cheap.

@@ -53,7 +53,8 @@ struct W4a16GemmArgs {
   mx::Fmt out = mx::Fmt::fp32;
   int bn = 0;  // M <= 64: tile width 16, 32 or 64 (128 = 64); 0 = choose (the bits do not depend on it);
               // M > 64: 0 = the warp-specialized kernel where A allows TMA, else (and for any other
-              // bn) the 128 x 128 kernel without TMA
+              // bn) the 128 x 128 kernel without TMA; 256 / 512 force the warp-specialized / the
+              // register-A kernel where TMA can read the operands (the benchmark's comparison)
 };
 void w4a16_gemm_launch(const W4a16GemmArgs& args, void* stream = nullptr);
 
