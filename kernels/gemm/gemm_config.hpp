@@ -68,9 +68,10 @@ struct W4Ws {
 // straight into the A fragment) x BM rows of A (its N side, <= 256, TMA with
 // the 128-byte swizzle); ST stages of A + packed B (TMA) + scale codes
 // (cp.async), filled by one producer warpgroup. ON: the M > 64 dispatch takes
-// it (else W4Ws; bn = 512 / 256 force one of the two).
+// it (else W4Ws; bn = 512 / 256 force one of the two). FB: fragment buffers
+// (2 or 4): FB / 2 k-blocks of wgmma stay in flight while the next is widened.
 struct W4RegA {
-  static constexpr int BM = 256, BN = 128, KT = 64, ST = 6, GROUP = 8;
+  static constexpr int BM = 256, BN = 128, KT = 64, ST = 6, GROUP = 8, FB = 4;
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;  // setmaxnreg
   static constexpr bool ON = true;
 };

@@ -19,10 +19,11 @@
 // - warpgroups 1 and 2, the consumers: 64 rows of B each, all BM columns
 //   (m64n256k16, 128 fp32 per thread). Per k-block of 32 (two k16 steps) a
 //   thread reads its rows' 16 packed bytes (two ld.shared.v4), widens them
-//   into 8 fragment registers, and issues the two wgmmas; the fragments are
-//   double-buffered across k-blocks and one k-block of wgmma stays in flight
-//   (wgmma.wait_group 1 before a buffer is written again). A consumer arrives
-//   on empty[s] of the previous k-tile once its wgmmas are complete.
+//   into 8 fragment registers, and issues the two wgmmas; the fragments have
+//   FB buffers (cfg::W4RegA) and FB / 2 k-blocks of wgmma stay in flight while
+//   the next is widened (wgmma.wait_group FB / 2 after each issue: the buffer
+//   written next is then no longer read). A consumer arrives on empty[s] of
+//   the previous k-tile once its wgmmas are complete.
 // Every tile issues all its k-steps: the steps past ceil(K / 16) have only
 // zero products (A is zero past K by TMA, B's elements past K are masked to
 // +0), which leave the accumulator unchanged (C11_W4a16.ExtraZeroStepsAreNoOps).
@@ -62,6 +63,7 @@ struct RegALayout {
   static constexpr int BYTES = BAR0 + 2 * C::ST * 8;
   static constexpr int THREADS = 128 + 2 * C::BN;  // the producer + BN / 64 consumer warpgroups
   static_assert(C::KT == 64 && KB == 2 && C::BN == 128 && C::BM == 256, "one swizzle span of A per k-tile; 2 x m64n256");
+  static_assert(C::FB == 2 || C::FB == 4, "fragment buffers: one or two k-tiles");
   static_assert(128 * C::PRODUCER_REGS + 256 * C::CONSUMER_REGS <= 65536, "register file");
   static_assert(A_BYTES % 1024 == 0 && B_BYTES % 128 == 0 && CODE_BYTES % 128 == 0, "stage alignment");
   static_assert(BYTES <= 227 * 1024, "shared memory");
@@ -188,45 +190,81 @@ __global__ void __launch_bounds__(RegALayout<C>::THREADS, 1) w4a16_rega_kernel(c
 #pragma unroll
     for (int i = 0; i < 128; ++i) pin(acc[i]);
   }
-  std::uint32_t frag[2][8];
-  // k-block j of k-tile kt (stage s): widen into frag[j], two wgmmas, commit;
-  // then wait until at most one k-block is in flight (PENDING 1) or none (0).
-  auto kblock = [&](std::int64_t kt, int s, int j, std::uint32_t codes0, std::uint32_t codes1, auto pending) {
+  // k-block g = 2 kt + j widens into frag[g % FB]; PEND = FB / 2 k-blocks of
+  // wgmma stay in flight while the next one is widened (wgmma.wait_group PEND
+  // after each issue: the buffer written next, last read by k-block g - FB + 1
+  // or earlier, is then free; PTX ISA 9.7.15.7).
+  constexpr int FB = C::FB, PEND = FB / 2;
+  std::uint32_t frag[FB][8];
+  // k-block j of k-tile kt (stage s) into buffer BUF: widen, two wgmmas, commit, wait.
+  auto kblock = [&](std::int64_t kt, int s, int j, auto buf, std::uint32_t codes0, std::uint32_t codes1,
+                    auto pending) {
+    constexpr int BUF = decltype(buf)::value;
     const std::uint32_t bs = sm + L::B0 + s * L::B_BYTES + 16 * j;
     const uint4 x0 = lds128(bs + r * 32), x1 = lds128(bs + (r + 8) * 32);
-    const int sh = static_cast<int>(8 * ((kt * L::KB + j) & 3));
+    const int sh = 8 * (2 * static_cast<int>(kt & 1) + j);  // byte of k-block 2 kt + j in the code word
     const std::uint32_t f0 = ue8m0_bf16x2((codes0 >> sh) & 0xFFu), f1 = ue8m0_bf16x2((codes1 >> sh) & 0xFFu);
     const std::int64_t valid = p.k - (kt * C::KT + 32 * j);
-    widen_frag(x0, x1, f0, f1, sel, c, valid < 32 ? static_cast<int>(valid) : 32, frag[j]);
+    widen_frag(x0, x1, f0, f1, sel, c, valid < 32 ? static_cast<int>(valid) : 32, frag[BUF]);
     const std::uint32_t a = sm + s * L::A_BYTES;
     wgmma_fence();
 #pragma unroll
     for (int t = 0; t < 2; ++t)
-      WgmmaRegA<C::BM>::bf16(acc, *reinterpret_cast<const std::uint32_t(*)[4]>(&frag[j][4 * t]),
+      WgmmaRegA<C::BM>::bf16(acc, *reinterpret_cast<const std::uint32_t(*)[4]>(&frag[BUF][4 * t]),
                              smem_desc_sw128(smem + (a - sm) + 32 * (2 * j + t)));
     wgmma_commit();
     wgmma_wait<decltype(pending)::value>();
   };
-  auto tile = [&](std::int64_t kt, auto first) {
-    const int s = static_cast<int>(kt % C::ST);
-    mbar_wait(&full[s], static_cast<std::uint32_t>(kt / C::ST) & 1u);
+  // k-tile kt in stage s (phase ph), buffers 2 P and 2 P + 1 (P = kt % PEND).
+  // The stage of tile kt - 1 is released once its wgmmas are complete: after
+  // the wait of k-block PEND - 1 of this tile.
+  auto tile = [&](std::int64_t kt, int s, std::uint32_t ph, auto first, auto par) {
+    constexpr int P = decltype(par)::value;
+    constexpr bool FIRST = decltype(first)::value;
+    using Pend = std::integral_constant<int, FIRST ? 0 : PEND>;
+    mbar_wait(&full[s], ph);
     __syncwarp();  // the wait is a per-thread loop: converge before the .aligned wgmma instructions
     const std::uint32_t cs = sm + L::CODES0 + s * L::CODE_BYTES;
     const std::uint32_t codes0 = lds32(cs + 4 * r), codes1 = lds32(cs + 4 * (r + 8));
-    if constexpr (decltype(first)::value) {
-      kblock(kt, s, 0, codes0, codes1, std::integral_constant<int, 0>{});
-      kblock(kt, s, 1, codes0, codes1, std::integral_constant<int, 0>{});
-    } else {
-      kblock(kt, s, 0, codes0, codes1, std::integral_constant<int, 1>{});
-      mbar_arrive(&empty[(kt - 1) % C::ST]);  // tile kt - 1's wgmmas are complete
-      kblock(kt, s, 1, codes0, codes1, std::integral_constant<int, 1>{});
+    std::uint64_t* const prev = &empty[s == 0 ? C::ST - 1 : s - 1];
+    kblock(kt, s, 0, std::integral_constant<int, 2 * P>{}, codes0, codes1, Pend{});
+    if (!FIRST && PEND == 1) mbar_arrive(prev);
+    kblock(kt, s, 1, std::integral_constant<int, 2 * P + 1>{}, codes0, codes1, Pend{});
+    if (!FIRST && PEND == 2) mbar_arrive(prev);
+  };
+  // Stage and phase of the k-tile, in 32-bit registers (no 64-bit modulo in the loop).
+  int s = 0;
+  std::uint32_t ph = 0;
+  auto advance = [&] {
+    if (++s == C::ST) {
+      s = 0;
+      ph ^= 1u;
     }
   };
+  using P0 = std::integral_constant<int, 0>;
+  using P1 = std::integral_constant<int, PEND - 1>;
   // The first k-tile is peeled (its wgmmas retire before the loop), so that
   // ptxas sees no non-wgmma definition of the accumulators reaching an open
   // wgmma (it would serialize every wgmma: C7515).
-  if (ntiles > 0) tile(0, std::true_type{});
-  for (std::int64_t kt = 1; kt < ntiles; ++kt) tile(kt, std::false_type{});
+  if (ntiles > 0) {
+    tile(0, s, ph, std::true_type{}, P0{});
+    advance();
+  }
+  std::int64_t kt = 1;
+  if constexpr (PEND == 1) {
+    for (; kt < ntiles; ++kt) {
+      tile(kt, s, ph, std::false_type{}, P0{});
+      advance();
+    }
+  } else {  // two k-tiles per iteration: buffers 2, 3 (kt odd), then 0, 1
+    for (; kt + 1 < ntiles; kt += 2) {
+      tile(kt, s, ph, std::false_type{}, P1{});
+      advance();
+      tile(kt + 1, s, ph, std::false_type{}, P0{});
+      advance();
+    }
+    if (kt < ntiles) tile(kt, s, ph, std::false_type{}, P1{});
+  }
   wgmma_wait<0>();
 #pragma unroll
   for (int i = 0; i < 128; ++i) pin(acc[i]);
