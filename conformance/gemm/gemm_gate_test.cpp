@@ -12,7 +12,9 @@
 // 16 < M <= 64 (Decode64), each with tile widths 16, 32, 64, and M > 64
 // (Large); every one with 16-byte-aligned rows (cp.async, K a multiple of 16
 // for fp8, of 32 for MXFP4) and unaligned rows (byte loads), K ragged
-// against the 32-block and against the k-tile (64 or 128).
+// against the 32-block and against the k-tile (64 or 128). The warp-
+// specialized (TMA) M > 64 kernels and w4a16's register-A one (bn 512, or bn 0
+// where packed rows of B are 16-byte multiples) have cases of their own below.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -70,8 +70,10 @@ struct W4Ws {
 // (cp.async), filled by one producer warpgroup. ON: the M > 64 dispatch takes
 // it (else W4Ws; bn = 512 / 256 force one of the two). FB: fragment buffers
 // (2 or 4): FB / 2 k-blocks of wgmma stay in flight while the next is widened.
+// Measured on the H100 (bench/results/gemm-w4rs.md, one call): FB 2 564.6
+// TFLOP/s at 8192^3 and 487.8 at 4096x7168x2048; FB 4 555-565 and 446.8.
 struct W4RegA {
-  static constexpr int BM = 256, BN = 128, KT = 64, ST = 6, GROUP = 8, FB = 4;
+  static constexpr int BM = 256, BN = 128, KT = 64, ST = 6, GROUP = 8, FB = 2;
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;  // setmaxnreg
   static constexpr bool ON = true;
 };

@@ -69,7 +69,7 @@ fi
 if command -v cuobjdump >/dev/null; then
   cuobjdump -sass $BENCH 2>/dev/null | awk '/Function : /{p = ($0 ~ /w4a16_rega_kernel/)} p' >"$OUT/sass-rega.txt"
   log "## SASS op counts, w4a16_rega_kernel (both outputs)"
-  grep -oE "\b(HGMMA|HMUL2|PRMT|LOP3|SHF|LDS|STS|SYNCS|UTMALDG|LDGSTS|LDL|STL|BAR|WARPGROUP|WARPSYNC|SHFL|STG|USETMAXREG)[.A-Z0-9_]*" "$OUT/sass-rega.txt" |
+  grep -oE "(HGMMA|HMUL2|PRMT|LOP3|SHF|LDS|STS|SYNCS|UTMALDG|LDGSTS|LDL|STL|BAR|WARPGROUP|WARPSYNC|SHFL|STG|USETMAXREG)[.A-Z0-9_]*" "$OUT/sass-rega.txt" |
     sort | uniq -c | sort -rn | head -24 >>"$S"
   gzip -9 "$OUT/sass-rega.txt"
 fi
