@@ -18,7 +18,8 @@
 // against the 32-block and against the k-tile (64, 128 or 256). The warp-
 // specialized M > 64 kernels (TMA): GemmGate.*WarpSpecialized; the mxfp8 one
 // is persistent, so a shape with more tiles than SMs (1100 x 2000) has blocks
-// take two tiles through one stage ring.
+// take two tiles through one stage ring. w4a16's register-A M > 64 kernel (bn
+// 512, or bn 0 where packed rows of B are 16-byte multiples): W4a16RegisterA.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -213,6 +214,18 @@ TEST(GemmGateSanitizer, W4a16Small) {
   run_w4({130, 136, 712, kDense, Fmt::bf16, false, 3, 0}, 17);  // warp-specialized, both rings wrap
 }
 
+// The register-A kernel (gemm_w4a16_rs.cu, bn 512 forces it; packed rows of
+// B a multiple of 16 bytes: K = 32 j or 32 j - 1): the ring wraps (8 k-tiles
+// over 6 stages), K odd (the last element's byte is masked), scale codes by
+// cp.async (nkb % 4 == 0) and by byte loads (nkb = 3, dense).
+TEST(GemmGateSanitizer, W4a16RegisterA) {
+  REQUIRE_GPU();
+  run_w4({130, 136, 511, kDense, Fmt::fp32, true, 3, 512}, 14);
+  run_w4({70, 200, 95, kDense, Fmt::bf16, false, 3, 512}, 15);
+  run_w4({300, 70, 128, kTc, Fmt::bf16, true, 3, 512}, 16);
+  run_w4({130, 136, 224, kDense, Fmt::fp32, true, 3, 256}, 17);  // the warp-specialized kernel (bn 256) there
+}
+
 // ---- the full gate ------------------------------------------------------------
 
 TEST(GemmGate, Mxfp8RaggedShapes) {
@@ -344,6 +357,24 @@ TEST(GemmGate, W4a16WarpSpecialized) {
                          {70, 136, 136}, {200, 250, 256}, {260, 140, 320}, {129, 131, 392}})
     for (int planted : {0, 4, 40})
       for (int bn : {0, 128})  // the warp-specialized kernel and the one without TMA
+        run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0, planted, bn},
+               seed++);
+}
+
+// The register-A kernel (bn 512; bn 0 takes it too where cfg::W4RegA::ON)
+// and the warp-specialized one (bn 256) on the same shapes:
+// ragged M and N against the 256 x 128 tile, K = 31 / 32 (one partial
+// k-tile), 95 (a ragged k-tile and k-block, nkb % 4 != 0), 1023 (16 k-tiles
+// over 6 stages, K odd), whole k-tiles; planted NaN/Inf/-0/subnormal A values
+// and 0xFF/0x00/0xFE/0x01 scales; dense and tcgen05 scales, with and without C.
+TEST(GemmGate, W4a16RegisterA) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 900;
+  for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{65, 129, 32}, {65, 129, 31},
+                         {130, 257, 95}, {257, 300, 1023}, {300, 130, 2048}, {512, 64, 96}, {600, 260, 448},
+                         {97, 513, 160}})
+    for (int planted : {0, 4, 40})
+      for (int bn : {512, 256})
         run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0, planted, bn},
                seed++);
 }

@@ -69,6 +69,21 @@ struct W4Ws {
   static constexpr int BM = 256, BN = 128, KT = 64, ST = 4, RS = 5, NP = 2, GROUP = 8;
   static constexpr int PRODUCER_REGS = 80, CONSUMER_REGS = 176;  // setmaxnreg
 };
+// M > 64 with A and packed B readable by TMA (16-byte aligned rows): the
+// register-A kernel (gemm_w4a16_rs.cu) computes D^T = B A^T: BN rows of B
+// (the wgmma's M side, 64 per consumer warpgroup, widened by the consumers
+// straight into the A fragment) x BM rows of A (its N side, <= 256, TMA with
+// the 128-byte swizzle); ST stages of A + packed B (TMA) + scale codes
+// (cp.async), filled by one producer warpgroup. ON: the M > 64 dispatch takes
+// it (else W4Ws; bn = 512 / 256 force one of the two). FB: fragment buffers
+// (2 or 4): FB / 2 k-blocks of wgmma stay in flight while the next is widened.
+// Measured on the H100 (bench/results/gemm-w4rs.md, one call): FB 2 564.6
+// TFLOP/s at 8192^3 and 487.8 at 4096x7168x2048; FB 4 555-565 and 446.8.
+struct W4RegA {
+  static constexpr int BM = 256, BN = 128, KT = 64, ST = 6, GROUP = 8, FB = 2;
+  static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;  // setmaxnreg
+  static constexpr bool ON = true;
+};
 
 // M <= 64 with bn == 0 (gemm_w4a16_decode.cu): B widened in registers as the
 // wgmma's A operand; a block = 64 rows of B x NA rows of A, W warpgroups

@@ -29,6 +29,7 @@
 #include "gemm/gemm_common.cuh"
 #include "gemm/gemm_config.hpp"
 #include "gemm/gemm_host.hpp"
+#include "gemm/gemm_widen.cuh"
 #include "gemm/gemm_ws.cuh"
 #include "gemm/gemm_w4a16_decode.hpp"
 #include "gemm/wgmma_ops.cuh"
@@ -254,7 +255,9 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   require_gemm_device();
   check_out_fmt(x.out);
   check_shape(x.m, x.n, x.k, "w4a16 GEMM");
-  if (x.bn != 0 && x.bn != 16 && x.bn != 32 && x.bn != 64 && x.bn != 128)
+  // bn 256 / 512 (M > 64): the warp-specialized / the register-A kernel only (the benchmark's comparison)
+  const bool force_ws = x.bn == 256 && x.m > 64, force_rega = x.bn == 512 && x.m > 64;
+  if (x.bn != 0 && x.bn != 16 && x.bn != 32 && x.bn != 64 && x.bn != 128 && !force_ws && !force_rega)
     throw mx::InvalidArgument("w4a16 GEMM: tile width must be 16, 32, 64 or 128");
   if (x.m == 0 || x.n == 0) return;
   W4Params p{};
@@ -274,9 +277,13 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
   p.c = x.c;
   p.d = x.d;
-  // M > 64: the warp-specialized kernel where TMA can read A (bn != 0 keeps
-  // the kernel below: the gate reaches both).
-  if (x.m > 64 && x.bn == 0 && w4a16_ws_launch(x, static_cast<cudaStream_t>(stream))) return;
+  // M > 64: the register-A kernel (gemm_w4a16_rs.cu, cfg::W4RegA::ON; bn 512
+  // forces it) where TMA can read A and packed B, else the warp-specialized
+  // kernel (bn 256 forces it) where TMA can read A; any other bn keeps the
+  // 128 x 128 kernel below. The gate reaches all three.
+  if (x.m > 64 && ((x.bn == 0 && cfg::W4RegA::ON) || force_rega) && w4a16_rega_launch(x, static_cast<cudaStream_t>(stream)))
+    return;
+  if (x.m > 64 && (x.bn == 0 || force_ws) && w4a16_ws_launch(x, static_cast<cudaStream_t>(stream))) return;
   int bn = x.bn;
   const auto s = static_cast<cudaStream_t>(stream);
   if (x.m <= 64) {

@@ -2,7 +2,7 @@
 // (kernels/gemm, reference/SPEC.md C11). Used by kernels/gemm/run-gemm.sh.
 //
 //   mxgemmbench time mxfp8|mxfp8_e5m2|w4a16 M N K [iters] [bn (w4a16 M <= 64: tile width;
-//       w4a16 M > 64: 128 = the kernel without TMA; mxfp8: 1 = rows padded to K + 8 bytes, i.e. the
+//       w4a16 M > 64: 128 = the kernel without TMA, 256 = the warp-specialized one, 512 = the register-A one; mxfp8: 1 = rows padded to K + 8 bytes, i.e. the
 //       M > 64 kernel without TMA)]
 //       one CSV line: kernel,M,N,K,us_per_call,tflops (device pointers,
 //       random codes, scales 120..134, bf16 out; median of 5 runs of `iters`

@@ -52,8 +52,10 @@ struct W4a16GemmArgs {
   void* d = nullptr;
   mx::Fmt out = mx::Fmt::fp32;
   int bn = 0;  // M <= 64: tile width 16, 32 or 64 (128 = 64) of the shared-memory kernel; 0 = the decode kernel;
-              // M > 64: 0 = the warp-specialized kernel where A allows TMA, else (and for any other
-              // bn) the 128 x 128 kernel without TMA
+              // M > 64: 0 = the register-A kernel where TMA can read A and packed B, else the
+              // warp-specialized kernel where TMA can read A, else (and for any other bn) the
+              // 128 x 128 kernel without TMA; 256 / 512 force the warp-specialized / the register-A
+              // kernel where TMA can read the operands (the benchmark's comparison).
   // M <= 64, bn == 0: rows of A per block, 8, 16, 32 or 64, plus 1000 for the
   // two-warpgroup form; 0 = choose (the bits never depend on bn or decode_cols).
   int decode_cols = 0;
