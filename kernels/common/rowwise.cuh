@@ -37,10 +37,14 @@ template <int BITS>
 constexpr int kRowMaxChunks = BITS == 6 ? 2 : 4;
 constexpr int kRowMinCtas = 3000;  // fewer chunks per warp where that leaves fewer CTAs
 // grid order of k_rowwise: rows fastest (false: the gy CTAs of one row
-// block far apart in time) or chunks fastest (true: the grid walks memory in
-// order, which lets NVFP4's quantize pass start on the bytes its amax pass
-// read last, still in L2)
-constexpr bool kRingChunksFast = false;
+// block far apart in time) or chunks fastest (true: the gy CTAs of a row
+// block run together and the grid walks memory in order). Measured on the
+// H100 (bench/results/h100-row2/call1, 16384^2 bf16, ratio to the copy,
+// rows / chunks): MXFP8 tcgen05 0.940 / 0.973, rceil 0.939 / 0.971, MXFP4
+// 0.908 / 0.909, MXFP6 0.922 / 0.928, NVFP4 TE 0.850 / 0.852 (both passes);
+// at 8192x7168: MXFP8 0.930 / 0.929, MXFP4 0.813 / 0.798, MXFP6 0.850 /
+// 0.839, NVFP4 0.797 / 0.793.
+constexpr bool kRingChunksFast = true;
 // streaming kernel (k_rowstream): every lane issues all U (64 bytes) of its
 // chunk's 16-byte loads before using any; many short CTAs, as an elementwise
 // cast does

@@ -10,13 +10,20 @@
 namespace mxk::dev {
 
 // ---- tuning knobs (amax) -----------------------------------------------------------
-// 8-element groups loaded per thread before any is reduced: k_amax, the
-// one-pass kernel (where the quantize phase sets the register budget)
+// 8-element groups loaded per thread before any is reduced: k_amax (2
+// measured the same as 1: 178 us, 90.3% of DRAM peak at 16384^2), the
+// one-pass kernel (small tensors: every load of a thread in flight at once;
+// with 1, its amax phase took several DRAM round trips, 11.5 us at 128x7168)
 constexpr int kAmaxLoads = 2;
-constexpr int kAmaxLoadsOnePass = 1;
-// k_amax: 8 CTAs of 256 threads per SM (at most 32 registers), the grid one
-// wave of them (the launcher, nvfp4.cu)
+constexpr int kAmaxLoadsOnePass = 4;
+// k_amax: a full SM of 256-thread CTAs (8 on sm_90/sm_100: at most 32
+// registers; sm_120 holds 1536 threads, 6 CTAs); the launcher (nvfp4.cu)
+// sizes the grid to one wave by the occupancy API
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
+constexpr int kAmaxCtasPerSm = 6;
+#else
 constexpr int kAmaxCtasPerSm = 8;
+#endif
 
 // The NaN-dropping max of |x| over the 8-element groups of the calling CTA
 // (thread t0 of nthreads, grid-stride), valid in thread 0. The walk runs from

@@ -28,18 +28,26 @@ void launch_nvfp4(const QuantLaunch& q, cudaStream_t s) {
   }
 }
 
+// One wave of k_amax CTAs (grid-stride), fewer for small tensors.
+template <class In>
+static void amax_typed(const void* x, std::int64_t n, int vec, std::uint32_t* out, cudaStream_t s) {
+  int per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dev::k_amax<In>, 256, 0) != cudaSuccess || per_sm < 1) {
+    cudaGetLastError();
+    per_sm = 1;
+  }
+  const int grid = std::max(1, std::min(grid_for((n + 7) / 8, 256), per_sm * device_sm_count()));
+  dev::k_amax<In><<<grid, 256, 0, s>>>(static_cast<const In*>(x), n, vec, out);
+}
+
 void launch_amax(mx::InType in, const void* x, std::int64_t n, std::uint32_t* out, cudaStream_t s) {
   check(cudaMemsetAsync(out, 0, sizeof(std::uint32_t), s), "cudaMemsetAsync(amax)");
   if (n == 0) return;
   const int vec = (reinterpret_cast<std::uintptr_t>(x) % 16) == 0 ? 1 : 0;
-  int sms = 132;
-  int dev = 0;
-  if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  const int grid = std::max(1, std::min(grid_for((n + 7) / 8, 256), sms * dev::kAmaxCtasPerSm));
   switch (in) {
-    case mx::InType::bf16: dev::k_amax<__nv_bfloat16><<<grid, 256, 0, s>>>(static_cast<const __nv_bfloat16*>(x), n, vec, out); break;
-    case mx::InType::f16: dev::k_amax<__half><<<grid, 256, 0, s>>>(static_cast<const __half*>(x), n, vec, out); break;
-    case mx::InType::f32: dev::k_amax<float><<<grid, 256, 0, s>>>(static_cast<const float*>(x), n, vec, out); break;
+    case mx::InType::bf16: amax_typed<__nv_bfloat16>(x, n, vec, out, s); break;
+    case mx::InType::f16: amax_typed<__half>(x, n, vec, out, s); break;
+    case mx::InType::f32: amax_typed<float>(x, n, vec, out, s); break;
   }
   check(cudaGetLastError(), "amax kernel launch");
 }

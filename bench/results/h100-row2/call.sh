@@ -23,10 +23,12 @@ MB=$B/kernels/bench/mxbench
 L=/tmp/b8; A="--size 16384x16384 --size 8192x7168 --size 128x7168"
 {
   echo "=== auto"; timeout 40 $MB --out $O/bench.csv --only rowwise $A
-  echo "=== ring-order ${RING_ALT:-chunks}"; timeout 25 $MB --ring-order ${RING_ALT:-chunks} --only tcgen05 --size 16384x16384 --size 8192x7168 | grep -E "copy|rowwise"
+  echo "=== ring-order ${RING_ALT:-rows}"; timeout 25 $MB --ring-order ${RING_ALT:-rows} --only tcgen05 --size 16384x16384 --size 8192x7168 | grep -E "copy|rowwise"
+  echo "=== row-kernel ring (dense too)"; timeout 25 $MB --row-kernel ring --only dense --size 16384x16384 --size 8192x7168 | grep -E "copy|rowwise"
   echo "=== nvfp4-pass two (128x7168)"; timeout 10 $MB --nvfp4-pass two --only nvfp4 --size 128x7168
   echo "=== nvfp4-pass one (128x7168, again)"; timeout 10 $MB --nvfp4-pass one --only nvfp4 --size 128x7168
-  for sp in ${SPLITS:-1 2 4}; do echo "=== split $sp (8192x7168)"; timeout 10 $MB --split $sp --only mxfp4 --size 8192x7168; done
+  echo "=== auto again (128x7168)"; timeout 10 $MB --only rowwise --size 128x7168
+  for sp in ${SPLITS:-}; do echo "=== split $sp (8192x7168)"; timeout 10 $MB --split $sp --only mxfp4 --size 8192x7168; done
 } > $O/bench.txt 2>&1
 echo "bench done: $(el) s" >> $S
 if [ "${PEERS:-0}" = 1 ]; then
@@ -39,7 +41,11 @@ ncu1() { # kernel-regex case-substring size
   echo "=== ncu $1 ($2, $3, second launch)"
   timeout ${NCU_S:-18} ncu --clock-control none -k regex:$1 --launch-skip 1 -c 1 --metrics $M $MB --only "$2" --size $3 --iters 5 2>&1 | grep -vE "^(16384|8192|128)x|^==PROF==|^size|^device" | tail -16
 }
-if [ "${NCU:-1}" = 1 ]; then
+if [ "${NCU:-1}" = 2 ]; then  # the final call: the changed kernels only
+  { ncu1 k_nvfp4_one_pass "nvfp4 rowwise" 128x7168; ncu1 k_rowwise "mxfp8_e4m3 rowwise tcgen05" 16384x16384
+    ncu1 k_rowwise "nvfp4 rowwise" 16384x16384; } > $O/ncu.txt 2>&1
+  echo "ncu at $(el) s" >> $S
+elif [ "${NCU:-1}" = 1 ]; then
   { ncu1 k_rowwise "mxfp4 rowwise" 8192x7168; ncu1 k_rowwise "mxfp4 rowwise" 16384x16384
     ncu1 k_rowwise "mxfp8_e4m3 rowwise tcgen05" 8192x7168
     ncu1 k_amax "nvfp4 rowwise" 16384x16384; ncu1 k_rowwise "nvfp4 rowwise" 16384x16384
@@ -48,8 +54,9 @@ if [ "${NCU:-1}" = 1 ]; then
 fi
 gate=$B/gpu/mx_gpu_gate; ct=$(mktemp -d)
 F=${GATE_RE:-'GpuGateRow|GpuGateSanitizer|GpuGateLarge|GpuGateEmpty|GpuGatePoison|GpuGateErrors|GpuGatePerTensor|Recipes\.(QuantizeBytes|RowRing|PipelinedSplits)'}
+FIRST='GpuGateRow|GpuGateSanitizer|GpuGateLarge|nvfp4|GpuGatePerTensor|Recipes\.(QuantizeBytes|RowRing|PipelinedSplits)'
 "$gate" --gtest_list_tests | awk '/^[^ ]/{s=$1} /^  /{print s $1}' > /tmp/gate-all.txt
-grep -E "$F" /tmp/gate-all.txt | while read -r t; do
+{ grep -E "$F" /tmp/gate-all.txt | grep -E "$FIRST"; grep -E "$F" /tmp/gate-all.txt | grep -vE "$FIRST"; } | while read -r t; do
   echo "add_test([=[$t]=] \"$gate\" [=[--gtest_filter=$t]=])"
   echo "set_tests_properties([=[$t]=] PROPERTIES LABELS gpu TIMEOUT 900 SKIP_REGULAR_EXPRESSION \"\\\\[  SKIPPED \\\\]\")"
 done > "$ct/CTestTestfile.cmake"
