@@ -22,6 +22,10 @@ namespace mxk::dev {
 // chunks made k_rowstream slower for both layouts (0.908-0.911). The final
 // call (h100-run6-row/final) confirmed: dense 0.964 / 0.936, tcgen05 0.923
 // (k_rowstream) / 0.941 (ring).
+// With the ring's chunks-fastest order (kRingChunksFast), the ring measured
+// faster on dense scales too (h100-row2/call2: MXFP8 0.975 / 0.964, MXINT8
+// 0.964 / 0.928, ring / k_rowstream; 8192x7168 0.938 / 0.948 and 0.924 /
+// 0.906); not switched yet: the gate ran dense scales on k_rowstream.
 constexpr bool kRowStreamDense = true;
 constexpr bool kRowStreamTcgen05 = false;
 // (A persistent grid that walked (row, chunk) items in a static order was
