@@ -92,7 +92,7 @@ TEST(GpuGateRow, StreamLargeBytesEqualReference) {
     ~Reset() { mxk::set_work_split(0); }
   } reset;
   std::uint64_t seed = 4100;
-  for (const char* name : {"mxfp8_e4m3", "mxint8", "mxfp4:rceil", "nvfp4"}) {
+  for (const char* name : {"mxfp8_e4m3", "mxint8", "mxfp4:rceil", "nvfp4", "nvfp4:torchao"}) {
     const mx::Recipe r = mx::parse_recipe(name);
     for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
       const gate::Input in = gate::make_input(gate::Dist::special, t, 1, 1100, 4100, r.elem, seed++);
@@ -126,6 +126,53 @@ TEST(GpuGateSanitizer, RowStream) {
         ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
             << name << " split " << split;
       }
+    }
+  }
+}
+
+// NVFP4 rowwise: tensors of at most 2^21 elements take the one-pass kernel
+// (nvfp4/one_pass.cuh: amax and quantize in one cooperative launch), larger
+// ones the amax pass and then the quantize pass as a programmatic dependent
+// launch (k_rowstream for dense scales, the ring for tcgen05). Shapes on
+// both sides of the limit (2^21 exactly: the largest one-pass grid), a
+// batch, ragged chunks; both orders, both rowwise layouts and packings.
+TEST(GpuGateRow, Nvfp4OneAndTwoPassBytesEqualReference) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 5100;
+  for (const char* name : {"nvfp4", "nvfp4:torchao"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
+      for (const gate::Shape& s : {gate::Shape{1, 512, 4096}, gate::Shape{1, 520, 4100}, gate::Shape{3, 100, 700}}) {
+        const gate::Input in = gate::make_input(gate::Dist::special, t, s.b, s.m, s.k, r.elem, seed++);
+        for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+          for (mx::Packing pk : gate::kPackings) {
+            const mx::QuantizeOptions o = gate::opts_of(c, pk);
+            ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+                << name << " " << mx::in_type_name(t) << " " << gate::shape_str(s) << " " << c.name
+                << (pk == mx::Packing::container8 ? " container8" : " packed");
+          }
+        }
+      }
+    }
+  }
+}
+
+// compute-sanitizer subset: NVFP4's two passes (k_amax, then the quantize
+// kernels as programmatic dependent launches) on a tensor above the
+// one-pass limit; the one-pass kernel runs in every other sanitizer case.
+TEST(GpuGateSanitizer, Nvfp4TwoPass) {
+  REQUIRE_GPU();
+  mxk::set_poison_check(false);  // one launch each under the sanitizers
+  struct Reset {
+    ~Reset() { mxk::set_poison_check(true); }
+  } reset;
+  const gate::Input in = gate::make_input(gate::Dist::special, mx::InType::bf16, 1, 520, 4100, mx::Fmt::e2m1, 5200);
+  for (const char* name : {"nvfp4", "nvfp4:torchao"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+      const mx::QuantizeOptions o = gate::opts_of(c);
+      ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+          << name << " " << c.name;
     }
   }
 }

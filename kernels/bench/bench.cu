@@ -110,6 +110,18 @@ int bench_main(const std::vector<std::string>& args) {
       const int k = v == "auto" ? 0 : v == "ring" ? 1 : v == "stream" ? 2 : -1;
       if (k < 0) throw mx::InvalidArgument("--row-kernel expects auto, ring or stream");
       detail::g_row_kernel.store(k);
+    } else if (args[i] == "--ring-order" && i + 1 < args.size()) {
+      // k_rowwise's grid order (a probe, common/row_select.hpp): auto (the knob), rows, chunks
+      const std::string v = args[++i];
+      const int k = v == "auto" ? 0 : v == "rows" ? 1 : v == "chunks" ? 2 : -1;
+      if (k < 0) throw mx::InvalidArgument("--ring-order expects auto, rows or chunks");
+      detail::g_ring_order.store(k);
+    } else if (args[i] == "--nvfp4-pass" && i + 1 < args.size()) {
+      // NVFP4 rowwise (a probe, common/row_select.hpp): auto (by size), two (amax pass + quantize), one (one kernel)
+      const std::string v = args[++i];
+      const int k = v == "auto" ? 0 : v == "two" ? 1 : v == "one" ? 2 : -1;
+      if (k < 0) throw mx::InvalidArgument("--nvfp4-pass expects auto, two or one");
+      detail::g_nvfp4_pass.store(k);
     } else if (args[i] == "--iters" && i + 1 < args.size()) {
       iters = std::max(5, std::atoi(args[++i].c_str()));
     } else if (args[i] == "--size" && i + 1 < args.size()) {
@@ -119,7 +131,7 @@ int bench_main(const std::vector<std::string>& args) {
       if (sizes.size() == 4 && sizes[0].first == 16384) sizes.clear();
       sizes.emplace_back(std::atoll(v.substr(0, x).c_str()), std::atoll(v.substr(x + 1).c_str()));
     } else if (args[i] == "-h" || args[i] == "--help") {
-      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--row-kernel auto|ring|stream] [--tile-rows 0|32|128] [--only SUBSTR]\n");
+      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--row-kernel auto|ring|stream] [--ring-order auto|rows|chunks] [--nvfp4-pass auto|two|one] [--tile-rows 0|32|128] [--only SUBSTR]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench: unknown argument '%s' (try --help)\n", args[i].c_str());

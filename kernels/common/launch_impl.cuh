@@ -1,7 +1,8 @@
 // launch_impl.cuh - host-side template that turns a QuantLaunch into kernel
-// launches of rowwise.cuh (rowwise only), col_stream.cuh (colwise, fused:
-// full tiles of 16-bit inputs) or tiles.cuh (colwise, fused: the rest) for
-// one (input type, block quantizer) pair.
+// launches of rowwise.cuh (rowwise only; NVFP4 small tensors:
+// nvfp4/one_pass.cuh), col_stream.cuh (colwise, fused: full tiles of 16-bit
+// inputs) or tiles.cuh (colwise, fused: the rest) for one (input type, block
+// quantizer) pair.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -15,6 +16,7 @@
 #include "common/row_select.hpp"
 #include "common/tiles.cuh"
 #include "mx/error.hpp"
+#include "nvfp4/one_pass.cuh"
 
 namespace mxk::detail {
 
@@ -41,16 +43,40 @@ inline int grid_for(std::int64_t work_items, int per_block) {
 }
 
 // ---- rowwise (rowwise.cuh) -------------------------------------------------------
-// the cp.async ring k_rowwise: 8 rows per CTA, grid.y over the chunks
+// NVFP4's quantize after its amax pass: a programmatic dependent launch (its
+// CTAs may be scheduled while k_amax finishes and wait in wait_prior_grid);
+// every other quantize: a plain launch.
+template <class Q, class... KArgs, class... Args>
+void launch_quant_kernel(void (*k)(KArgs...), dim3 grid, dim3 block, cudaStream_t s, Args... args) {
+  if constexpr (dev::kReadsGlobalAmax<Q>) {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = s;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    check(cudaLaunchKernelEx(&cfg, k, static_cast<KArgs>(args)...), "quantize kernel launch (programmatic)");
+  } else {
+    k<<<grid, block, 0, s>>>(static_cast<KArgs>(args)...);
+  }
+}
+
+// the cp.async ring k_rowwise: 8 rows per CTA, gy chunk offsets per row block
 template <class In, class Q>
 void launch_rowwise_ring(const In* x, const dev::Params& p, std::int64_t nch, int forced, cudaStream_t s) {
   const std::int64_t rows = p.batch * p.M;
   const std::int64_t gx = (rows + dev::kRowWarps - 1) / dev::kRowWarps;
-  if (gx > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many rows for one launch");
   // Up to kRowMaxChunks<BITS> chunks per warp (pipelined), fewer where that
   // would leave fewer than kRowMinCtas CTAs (small tensors want every SM busy).
   const std::int64_t cpw = forced > 0 ? forced : std::clamp<std::int64_t>(gx * nch / dev::kRowMinCtas, 1, dev::kRowMaxChunks<Q::BITS>);
   const std::int64_t gy = std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535);
+  if (gx * gy > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many rows for one launch");
+  const int order = g_ring_order.load();
+  const int chunks_fast = order == 0 ? (dev::kRingChunksFast ? 1 : 0) : (order == 2 ? 1 : 0);
   // 48 KB cp.async ring per CTA, 64 registers: 4 CTAs per SM want the
   // largest shared-memory carveout (a hint; set once per instantiation).
   static const bool carveout_set = [] {
@@ -61,7 +87,44 @@ void launch_rowwise_ring(const In* x, const dev::Params& p, std::int64_t nch, in
     return true;
   }();
   (void)carveout_set;
-  dev::k_rowwise<In, Q><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), 256, 0, s>>>(x, p);
+  launch_quant_kernel<Q>(dev::k_rowwise<In, Q>, dim3(static_cast<unsigned>(gx * gy)), dim3(256), s, x, p,
+                         static_cast<int>(gx), static_cast<int>(gy), chunks_fast);
+}
+
+// NVFP4 rowwise in one launch (nvfp4/one_pass.cuh) for tensors of at most
+// kNvfp4OnePassMaxElems elements (g_nvfp4_pass forces either way).
+inline bool nvfp4_one_pass(std::int64_t n) {
+  const int f = g_nvfp4_pass.load();
+  return n > 0 && (f == 2 || (f == 0 && n <= dev::kNvfp4OnePassMaxElems));
+}
+
+// A cooperative launch: as many CTAs as the items want, capped by the CTAs
+// that fit on the device at once (grid.sync() needs every CTA resident).
+template <class In, class Q>
+void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, cudaStream_t s) {
+  // 8 warps per CTA: the grid barriers cost per CTA (2 warps per CTA, 448
+  // CTAs at 128x7168: 11.5 us for the kernel)
+  const std::int64_t items = p.batch * p.M * nch;
+  const int nw = dev::kStreamWarps;
+  auto* k = dev::k_nvfp4_one_pass<In, Q>;
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 32 * nw, 0), "occupancy query (nvfp4 one pass)");
+  if (per_sm < 1) throw mx::Error("device quantize: the nvfp4 one-pass kernel does not fit on this device");
+  const std::int64_t grid = std::min<std::int64_t>((items + nw - 1) / nw, std::int64_t{per_sm} * device_sm_count());
+  const int vec_flat = (reinterpret_cast<std::uintptr_t>(x) % 16) == 0 ? 1 : 0;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(grid));
+  cfg.blockDim = dim3(static_cast<unsigned>(32 * nw));
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = s;
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeCooperative;
+  at[0].val.cooperative = 1;
+  cfg.attrs = at;
+  cfg.numAttrs = 1;
+  // the amax buffer is the caller's writable scratch (QuantLaunch::gamax)
+  check(cudaLaunchKernelEx(&cfg, k, x, p, nch, vec_flat, const_cast<std::uint32_t*>(p.gamax)),
+        "nvfp4 one-pass kernel launch (cooperative)");
 }
 
 // k_rowstream or the ring by scale layout (kRowStreamDense/Tcgen05);
@@ -72,6 +135,9 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   constexpr std::int64_t CH = dev::RowShape<In>::CH;
   const std::int64_t rows = p.batch * p.M;
   const std::int64_t nch = (p.K + CH - 1) / CH;
+  if constexpr (dev::kReadsGlobalAmax<Q>) {
+    if (nvfp4_one_pass(rows * p.K)) return launch_nvfp4_one_pass<In, Q>(x, p, nch, s);
+  }
   const int forced = g_work_split.load();
   const int probe = g_row_kernel.load();
   const bool stream = probe == 1   ? false
@@ -89,8 +155,8 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   }
   const std::int64_t grid = (items + nw * cpw - 1) / (nw * cpw);
   if (grid > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many row chunks for one launch");
-  dev::k_rowstream<In, Q><<<static_cast<unsigned>(grid), static_cast<unsigned>(32 * nw), 0, s>>>(x, p, nch,
-                                                                                                static_cast<int>(cpw));
+  launch_quant_kernel<Q>(dev::k_rowstream<In, Q>, dim3(static_cast<unsigned>(grid)), dim3(static_cast<unsigned>(32 * nw)),
+                         s, x, p, nch, static_cast<int>(cpw));
 }
 
 // The colwise/fused stream kernel (col_stream.cuh) takes 16-bit MX inputs

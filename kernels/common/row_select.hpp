@@ -1,11 +1,19 @@
-// row_select.hpp - which rowwise kernel the launchers use (a benchmark
-// probe: mxbench --row-kernel; 0 = by scale layout (rowwise.cuh's knobs),
-// 1 = the cp.async ring k_rowwise, 2 = k_rowstream). Internal to
-// libmxkernels; the gate reaches both kernels through the layouts.
+// row_select.hpp - benchmark probes of the rowwise launchers (internal to
+// libmxkernels; the gate reaches the automatic choices through the layouts
+// and shapes):
+//   g_row_kernel (mxbench --row-kernel): 0 = by scale layout (rowwise.cuh's
+//     knobs), 1 = the cp.async ring k_rowwise, 2 = k_rowstream;
+//   g_ring_order (mxbench --ring-order): k_rowwise's grid order, 0 = the knob
+//     kRingChunksFast, 1 = rows fastest, 2 = chunks fastest;
+//   g_nvfp4_pass (mxbench --nvfp4-pass): NVFP4 rowwise, 0 = by size
+//     (kNvfp4OnePassMaxElems), 1 = always amax pass + quantize pass,
+//     2 = always the one-pass kernel.
 #pragma once
 
 #include <atomic>
 
 namespace mxk::detail {
 inline std::atomic<int> g_row_kernel{0};
+inline std::atomic<int> g_ring_order{0};
+inline std::atomic<int> g_nvfp4_pass{0};
 }  // namespace mxk::detail

@@ -22,6 +22,10 @@ namespace mxk::dev {
 // chunks made k_rowstream slower for both layouts (0.908-0.911). The final
 // call (h100-run6-row/final) confirmed: dense 0.964 / 0.936, tcgen05 0.923
 // (k_rowstream) / 0.941 (ring).
+// With the ring's chunks-fastest order (kRingChunksFast), the ring measured
+// faster on dense scales too (h100-row2/call2: MXFP8 0.975 / 0.964, MXINT8
+// 0.964 / 0.928, ring / k_rowstream; 8192x7168 0.938 / 0.948 and 0.924 /
+// 0.906); not switched yet: the gate ran dense scales on k_rowstream.
 constexpr bool kRowStreamDense = true;
 constexpr bool kRowStreamTcgen05 = false;
 // (A persistent grid that walked (row, chunk) items in a static order was
@@ -36,6 +40,15 @@ constexpr int kRowCtasPerSm = 4;   // launch bound: 48 KB ring, 64 registers per
 template <int BITS>
 constexpr int kRowMaxChunks = BITS == 6 ? 2 : 4;
 constexpr int kRowMinCtas = 3000;  // fewer chunks per warp where that leaves fewer CTAs
+// grid order of k_rowwise: rows fastest (false: the gy CTAs of one row
+// block far apart in time) or chunks fastest (true: the gy CTAs of a row
+// block run together and the grid walks memory in order). Measured on the
+// H100 (bench/results/h100-row2/call1, 16384^2 bf16, ratio to the copy,
+// rows / chunks): MXFP8 tcgen05 0.940 / 0.973, rceil 0.939 / 0.971, MXFP4
+// 0.908 / 0.909, MXFP6 0.922 / 0.928, NVFP4 TE 0.850 / 0.852 (both passes);
+// at 8192x7168: MXFP8 0.930 / 0.929, MXFP4 0.813 / 0.798, MXFP6 0.850 /
+// 0.839, NVFP4 0.797 / 0.793.
+constexpr bool kRingChunksFast = true;
 // streaming kernel (k_rowstream): every lane issues all U (64 bytes) of its
 // chunk's 16-byte loads before using any; many short CTAs, as an elementwise
 // cast does
@@ -50,6 +63,18 @@ struct RowU {
 };
 
 // ---- shared by both kernels ---------------------------------------------------
+// NVFP4's quantize reads the global amax of the pass before it: that launch
+// is a programmatic dependent launch (launch_impl.cuh, PTX ISA
+// "griddepcontrol"), so its CTAs may start while the amax grid finishes and
+// wait here, before Q::prepare reads the amax, for that grid to complete and
+// its writes to be visible. A no-op where the launch was not programmatic.
+template <class Q>
+constexpr bool kReadsGlobalAmax = Q::V == 16;  // NVFP4 (the only V = 16 quantizer)
+template <class Q>
+__device__ __forceinline__ void wait_prior_grid() {
+  if constexpr (kReadsGlobalAmax<Q>) asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+
 // Chunks: a warp owns (row, chunk of CH = 256*U elements); lane l owns the
 // 8-element groups at chunk + u*256 + l*8 (u < U), so every load is a
 // coalesced 512-byte (bf16) warp access and every fp8 store a 256-byte one.
@@ -143,26 +168,34 @@ __device__ __forceinline__ void row_ragged(const In* __restrict__ xr, int64_t c0
 }
 
 // ---- k_rowstream (dense scales) --------------------------------------------------
-// Items are (row, chunk) pairs in row-major order, nch chunks per row (a
-// flat walk: no idle warps when K is not a multiple of the CTA's span). CTA
-// b owns items [b*nw*cpw, (b+1)*nw*cpw), nw = blockDim.x / 32; its warp w
-// converts items b*nw*cpw + k*nw + w, k < cpw, so at each step the CTA's
-// warps cover nw consecutive chunks. A full chunk's U loads (16 bytes each)
-// are all issued before any is used (no prefetch of the next item: it
-// spilled at 64 registers; the resident warps hide the latency).
+// One (row, chunk) item of the flat walk: a full chunk's U loads (16 bytes
+// each) are all issued before any is used (no prefetch of the next item: it
+// spilled at 64 registers; the resident warps hide the latency); a ragged
+// or unaligned chunk goes through row_ragged. (Also the quantize phase of
+// nvfp4/one_pass.cuh.)
 template <class In, class Q>
-__global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* __restrict__ x, Params p, int64_t nch,
-                                                                    int cpw) {
+__device__ __forceinline__ void row_item(const In* __restrict__ x, const Params& p, const typename Q::State& st,
+                                         int64_t row, int64_t c, int lane) {
   using S = RowShape<In>;
-  const int lane = threadIdx.x & 31;
-  const int nw = static_cast<int>(blockDim.x >> 5);
-  const int64_t items = p.batch * p.M * nch;
-  int64_t it = static_cast<int64_t>(blockIdx.x) * nw * cpw + (threadIdx.x >> 5);
-  if (it >= items) return;  // warp-uniform
-  const typename Q::State st = Q::prepare(p);
-  const bool vec = p.vec_in != 0;
-  // item -> (row, chunk): one division per warp, then steps of nw chunks
-  int64_t row, c;
+  const RowOut o = row_out(p, row);
+  const int64_t c0 = c * S::CH;
+  if (p.vec_in != 0 && c0 + S::CH <= p.K) {
+    const In* q = x + row * p.K + c0 + lane * 8;
+    uint4 w[S::W];
+#pragma unroll
+    for (int u = 0; u < S::U; ++u) {
+#pragma unroll
+      for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = ld_stream(q + u * 256 + j * 4);
+    }
+#pragma unroll
+    for (int u = 0; u < S::U; ++u) row_group<In, Q>(&w[u * S::LPG], c0, u, lane, o, p, st);
+  } else {
+    row_ragged<In, Q>(x + row * p.K, c0, lane, o, p, st);
+  }
+}
+
+// item -> (row, chunk) of the flat walk (nch chunks per row): one division
+__device__ __forceinline__ void item_rc(int64_t it, int64_t items, int64_t nch, int64_t& row, int64_t& c) {
   if (items <= 0xFFFFFFFFll) {
     const uint32_t r32 = static_cast<uint32_t>(it) / static_cast<uint32_t>(nch);
     row = r32;
@@ -171,22 +204,27 @@ __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* _
     row = it / nch;
     c = it - row * nch;
   }
+}
+
+// Items are (row, chunk) pairs in row-major order, nch chunks per row (a
+// flat walk: no idle warps when K is not a multiple of the CTA's span). CTA
+// b owns items [b*nw*cpw, (b+1)*nw*cpw), nw = blockDim.x / 32; its warp w
+// converts items b*nw*cpw + k*nw + w, k < cpw, so at each step the CTA's
+// warps cover nw consecutive chunks.
+template <class In, class Q>
+__global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* __restrict__ x, Params p, int64_t nch,
+                                                                    int cpw) {
+  const int lane = threadIdx.x & 31;
+  const int nw = static_cast<int>(blockDim.x >> 5);
+  const int64_t items = p.batch * p.M * nch;
+  int64_t it = static_cast<int64_t>(blockIdx.x) * nw * cpw + (threadIdx.x >> 5);
+  if (it >= items) return;  // warp-uniform
+  wait_prior_grid<Q>();
+  const typename Q::State st = Q::prepare(p);
+  int64_t row, c;
+  item_rc(it, items, nch, row, c);
   for (int k = 0;; ++k) {
-    const RowOut o = row_out(p, row);
-    const int64_t c0 = c * S::CH;
-    if (vec && c0 + S::CH <= p.K) {
-      const In* q = x + row * p.K + c0 + lane * 8;
-      uint4 w[S::W];
-#pragma unroll
-      for (int u = 0; u < S::U; ++u) {
-#pragma unroll
-        for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = ld_stream(q + u * 256 + j * 4);
-      }
-#pragma unroll
-      for (int u = 0; u < S::U; ++u) row_group<In, Q>(&w[u * S::LPG], c0, u, lane, o, p, st);
-    } else {
-      row_ragged<In, Q>(x + row * p.K, c0, lane, o, p, st);
-    }
+    row_item<In, Q>(x, p, st, row, c, lane);
     it += nw;
     if (k + 1 >= cpw || it >= items) break;
     c += nw;  // the warp's next item, nw chunks on
@@ -198,8 +236,8 @@ __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* _
 }
 
 // ---- k_rowwise (cp.async ring) --------------------------------------------------
-// grid.x covers rows (8 warps per CTA, one row each), grid.y strides over
-// the chunks (a warp converts up to 4 chunks of its row). Full vector
+// gx row blocks (8 warps per CTA, one row each) x gy chunk offsets (a warp
+// converts chunks by, by + gy, ... of its row: up to 4), as a 1-D grid. Full vector
 // chunks are prefetched kRowStages-1 chunks ahead with cp.async (16 bytes
 // per lane per copy, L2 only) into a per-warp ring in shared memory: the
 // bytes in flight hold no registers. Each lane reads back only the words it
@@ -214,19 +252,26 @@ template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
 
 template <class In, class Q>
-__global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __restrict__ x, Params p) {
+__global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __restrict__ x, Params p, int gx, int gy,
+                                                               int chunks_fast) {
   using SH = RowShape<In>;
   constexpr int U = SH::U, CH = SH::CH, LPG = SH::LPG, W = SH::W;
   const int lane = threadIdx.x & 31;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * kRowWarps + (threadIdx.x >> 5);
+  // the 1-D grid's block -> (row block bx, chunk offset by): rows fastest
+  // (bx = b % gx) or chunks fastest (by = b % gy: the gy CTAs of a row block
+  // are dispatched together, so the grid walks memory in order)
+  const uint32_t b = blockIdx.x;
+  const uint32_t bx = chunks_fast ? b / static_cast<uint32_t>(gy) : b % static_cast<uint32_t>(gx);
+  const uint32_t by = chunks_fast ? b % static_cast<uint32_t>(gy) : b / static_cast<uint32_t>(gx);
+  const int64_t row = static_cast<int64_t>(bx) * kRowWarps + (threadIdx.x >> 5);
   const int64_t rows = p.batch * p.M;
   if (row >= rows) return;  // warp-uniform
+  wait_prior_grid<Q>();
   const typename Q::State st = Q::prepare(p);
   const In* __restrict__ xr = x + row * p.K;
   const RowOut o = row_out(p, row);
   const bool vec = p.vec_in != 0;
   const int64_t nch = (p.K + CH - 1) / CH;
-  const int64_t gy = gridDim.y;
   // 16-byte words per lane per chunk, in a ring [stage][warp][word][lane]:
   // a warp's copy of one word is 512 contiguous bytes (no bank conflicts).
   constexpr int S = kRowStages;
@@ -248,9 +293,9 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
     cp_async_commit();
   };
 #pragma unroll
-  for (int k = 0; k < S - 1; ++k) issue(static_cast<int64_t>(blockIdx.y) + k * gy, k);
+  for (int k = 0; k < S - 1; ++k) issue(static_cast<int64_t>(by) + k * gy, k);
   int cs = 0, is = S - 1;  // stage of the chunk converted now / of the one copied now
-  for (int64_t ch = blockIdx.y; ch < nch; ch += gy) {
+  for (int64_t ch = by; ch < nch; ch += gy) {
     // stage `is` == the previous iteration's `cs`: this lane has consumed it
     // (its words went through registers into the stores already)
     issue(ch + (S - 1) * gy, is);

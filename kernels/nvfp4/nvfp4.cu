@@ -1,7 +1,8 @@
 // nvfp4.cu - NVFP4 quantize (SPEC C5): global amax pass, then ue4m3
 // block scales and e2m1 elements in both operation orders (TransformerEngine,
 // torchao), rowwise through common/rowwise.cuh, colwise/fused through
-// common/tiles.cuh; the amax kernel is in amax.cuh.
+// common/tiles.cuh; the amax kernel is in amax.cuh. Small rowwise tensors:
+// one launch for both (one_pass.cuh; launch_impl.cuh decides).
 #include "common/launch_impl.cuh"
 #include "nvfp4/amax.cuh"
 
@@ -18,7 +19,8 @@ static void nvfp4_order(const QuantLaunch& q, cudaStream_t s) {
 
 void launch_nvfp4(const QuantLaunch& q, cudaStream_t s) {
   if (q.gamax == nullptr) throw mx::InvalidArgument("nvfp4 device quantize needs a global-amax scratch buffer");
-  launch_amax(q.in, q.x, q.batch * q.M * q.K, q.gamax, s);
+  // the one-pass kernel zeroes and computes the amax itself
+  if (!(q.do_row && !q.do_col && nvfp4_one_pass(q.batch * q.M * q.K))) launch_amax(q.in, q.x, q.batch * q.M * q.K, q.gamax, s);
   if (q.recipe.nvfp4 == mx::Nvfp4Order::torchao) {
     nvfp4_order<1>(q, s);
   } else {
@@ -26,18 +28,26 @@ void launch_nvfp4(const QuantLaunch& q, cudaStream_t s) {
   }
 }
 
+// One wave of k_amax CTAs (grid-stride), fewer for small tensors.
+template <class In>
+static void amax_typed(const void* x, std::int64_t n, int vec, std::uint32_t* out, cudaStream_t s) {
+  int per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dev::k_amax<In>, 256, 0) != cudaSuccess || per_sm < 1) {
+    cudaGetLastError();
+    per_sm = 1;
+  }
+  const int grid = std::max(1, std::min(grid_for((n + 7) / 8, 256), per_sm * device_sm_count()));
+  dev::k_amax<In><<<grid, 256, 0, s>>>(static_cast<const In*>(x), n, vec, out);
+}
+
 void launch_amax(mx::InType in, const void* x, std::int64_t n, std::uint32_t* out, cudaStream_t s) {
   check(cudaMemsetAsync(out, 0, sizeof(std::uint32_t), s), "cudaMemsetAsync(amax)");
   if (n == 0) return;
   const int vec = (reinterpret_cast<std::uintptr_t>(x) % 16) == 0 ? 1 : 0;
-  int sms = 132;
-  int dev = 0;
-  if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  const int grid = std::max(1, std::min(grid_for((n + 7) / 8, 256), sms * 8));
   switch (in) {
-    case mx::InType::bf16: dev::k_amax<__nv_bfloat16><<<grid, 256, 0, s>>>(static_cast<const __nv_bfloat16*>(x), n, vec, out); break;
-    case mx::InType::f16: dev::k_amax<__half><<<grid, 256, 0, s>>>(static_cast<const __half*>(x), n, vec, out); break;
-    case mx::InType::f32: dev::k_amax<float><<<grid, 256, 0, s>>>(static_cast<const float*>(x), n, vec, out); break;
+    case mx::InType::bf16: amax_typed<__nv_bfloat16>(x, n, vec, out, s); break;
+    case mx::InType::f16: amax_typed<__half>(x, n, vec, out, s); break;
+    case mx::InType::f32: amax_typed<float>(x, n, vec, out, s); break;
   }
   check(cudaGetLastError(), "amax kernel launch");
 }
