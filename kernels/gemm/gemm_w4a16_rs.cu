@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(RegALayout<C>::THREADS, 1) w4a16_rega_kernel(c
     wgmma_fence();
 #pragma unroll
     for (int t = 0; t < 2; ++t)
-      WgmmaRegA<C::BM>::bf16(acc, *reinterpret_cast<const std::uint32_t(*)[4]>(&frag[BUF][4 * t]),
+      WgmmaRs<C::BM>::bf16(acc, *reinterpret_cast<const std::uint32_t(*)[4]>(&frag[BUF][4 * t]),
                              smem_desc_sw128(smem + (a - sm) + 32 * (2 * j + t)));
     wgmma_commit();
     wgmma_wait<decltype(pending)::value>();
@@ -293,7 +293,7 @@ template <class C>
 bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
   RegAParams p{};
   if (!make_tma_map_2d(&p.a_map, x.a, 2, x.m, x.k, x.lda * 2, C::KT, C::BM)) return false;
-  if (x.k > 0 && !make_tma_map_bytes(&p.b_map, x.b.data, x.n, (x.k + 1) / 2, x.b.ld, C::KT / 2, C::BN)) return false;
+  if (x.k > 0 && !make_tma_map_2d(&p.b_map, x.b.data, 1, x.n, (x.k + 1) / 2, x.b.ld, C::KT / 2, C::BN, false)) return false;
   p.m = x.m;
   p.n = x.n;
   p.k = x.k;

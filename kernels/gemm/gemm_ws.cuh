@@ -110,13 +110,15 @@ __device__ __forceinline__ void pin_reg(float& r) { asm volatile("" : "+f"(r)); 
 
 // ---- host: tensor maps --------------------------------------------------------
 // A row-major [rows][cols] matrix of `elem_bytes`-byte elements (row pitch
-// `ld_bytes`) as a 2-D TMA map with boxes of box_cols x box_rows (box_cols *
-// elem_bytes == 128: one swizzle span), 128-byte swizzle, zero fill out of
-// range. False where TMA cannot read it (base not 16-byte aligned, pitch not a
+// `ld_bytes`) as a 2-D TMA map with boxes of box_cols x box_rows, zero fill
+// out of range: 128-byte swizzle (box_cols * elem_bytes == 128: one swizzle
+// span), or with swizzle128 false none (box_cols * elem_bytes a multiple of 16,
+// e.g. the packed bytes of B in gemm_w4a16_rs.cu). False where TMA cannot read it (base not 16-byte aligned, pitch not a
 // multiple of 16, sizes out of range) or the driver has no entry point: the
 // caller then uses a kernel without TMA.
 inline bool make_tma_map_2d(CUtensorMap* map, const void* base, std::uint32_t elem_bytes, std::int64_t rows,
-                            std::int64_t cols, std::int64_t ld_bytes, std::uint32_t box_cols, std::uint32_t box_rows) {
+                            std::int64_t cols, std::int64_t ld_bytes, std::uint32_t box_cols, std::uint32_t box_rows,
+                            bool swizzle128 = true) {
   using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                               const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                               CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
@@ -137,7 +139,7 @@ inline bool make_tma_map_2d(CUtensorMap* map, const void* base, std::uint32_t el
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld_bytes)};
   const cuuint32_t box[2] = {box_cols, box_rows}, estr[2] = {1, 1};
   return encode(map, type, 2, const_cast<void*>(base), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                swizzle128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
