@@ -40,7 +40,7 @@ __global__ void k_fill_bf16(std::uint16_t* p, std::int64_t n, std::uint32_t seed
 
 struct Case {
   std::string name;
-  std::string target;  // issue 4 target ratio (16384x16384), empty if none
+  std::string target;  // target ratio at 16384x16384: issue 9's (the per-tensor cast: issue 4's), empty if none
   double bytes;        // bytes read + written per launch
   std::function<void(int, cudaStream_t)> launch;  // buffer index
 };
@@ -218,20 +218,20 @@ int bench_main(const std::vector<std::string>& args) {
                        }});
     };
     using L = mx::ScaleLayout;
-    quant("mxfp8_e4m3 rowwise tcgen05", "mxfp8_e4m3", true, false, false, L::tcgen05, L::dense, ">=1.03");
+    quant("mxfp8_e4m3 rowwise tcgen05", "mxfp8_e4m3", true, false, false, L::tcgen05, L::dense, ">=1.02");
     quant("mxfp8_e4m3 rowwise tcgen05 (software cvt)", "mxfp8_e4m3", true, false, false, L::tcgen05, L::dense, "", true);
-    quant("mxfp8_e4m3:rceil rowwise tcgen05", "mxfp8_e4m3:rceil", true, false, false, L::tcgen05, L::dense, ">=1.03");
-    quant("mxfp8_e4m3 rowwise dense", "mxfp8_e4m3", true, false, false, L::dense, L::dense, "");
-    quant("mxfp8_e4m3 colwise source dense_colwise", "mxfp8_e4m3", false, true, false, L::dense, L::dense_colwise, ">=0.95");
-    quant("mxfp8_e4m3 colwise source tcgen05", "mxfp8_e4m3", false, true, false, L::dense, L::tcgen05, ">=0.95");
-    quant("mxfp8_e4m3 colwise transposed dense", "mxfp8_e4m3", false, true, true, L::dense, L::dense, ">=0.95");
-    quant("mxfp8_e4m3 fused row+col tcgen05", "mxfp8_e4m3", true, true, false, L::tcgen05, L::tcgen05, ">=0.95");
-    quant("mxfp4 rowwise tcgen05", "mxfp4", true, false, false, L::tcgen05, L::dense, ">=0.98");
-    quant("mxfp6_e3m2 rowwise tcgen05", "mxfp6_e3m2", true, false, false, L::tcgen05, L::dense, ">=0.98");
-    quant("mxfp6_e2m3 rowwise tcgen05", "mxfp6_e2m3", true, false, false, L::tcgen05, L::dense, ">=0.98");
-    quant("mxint8 rowwise dense", "mxint8", true, false, false, L::dense, L::dense, "");
-    quant("nvfp4 rowwise tcgen05 (amax+quant)", "nvfp4", true, false, false, L::tcgen05, L::dense, ">=0.90");
-    quant("nvfp4:torchao rowwise tcgen05 (amax+quant)", "nvfp4:torchao", true, false, false, L::tcgen05, L::dense, ">=0.90");
+    quant("mxfp8_e4m3:rceil rowwise tcgen05", "mxfp8_e4m3:rceil", true, false, false, L::tcgen05, L::dense, ">=1.02");
+    quant("mxfp8_e4m3 rowwise dense", "mxfp8_e4m3", true, false, false, L::dense, L::dense, ">=1.02");
+    quant("mxfp8_e4m3 colwise source dense_colwise", "mxfp8_e4m3", false, true, false, L::dense, L::dense_colwise, ">=0.90");
+    quant("mxfp8_e4m3 colwise source tcgen05", "mxfp8_e4m3", false, true, false, L::dense, L::tcgen05, ">=0.90");
+    quant("mxfp8_e4m3 colwise transposed dense", "mxfp8_e4m3", false, true, true, L::dense, L::dense, ">=0.90");
+    quant("mxfp8_e4m3 fused row+col tcgen05", "mxfp8_e4m3", true, true, false, L::tcgen05, L::tcgen05, ">=0.85");
+    quant("mxfp4 rowwise tcgen05", "mxfp4", true, false, false, L::tcgen05, L::dense, ">=0.90");
+    quant("mxfp6_e3m2 rowwise tcgen05", "mxfp6_e3m2", true, false, false, L::tcgen05, L::dense, ">=0.90");
+    quant("mxfp6_e2m3 rowwise tcgen05", "mxfp6_e2m3", true, false, false, L::tcgen05, L::dense, ">=0.90");
+    quant("mxint8 rowwise dense", "mxint8", true, false, false, L::dense, L::dense, ">=1.0");
+    quant("nvfp4 rowwise tcgen05 (amax+quant)", "nvfp4", true, false, false, L::tcgen05, L::dense, ">=0.85");
+    quant("nvfp4:torchao rowwise tcgen05 (amax+quant)", "nvfp4:torchao", true, false, false, L::tcgen05, L::dense, ">=0.85");
     (void)nkb32;
     (void)nmb32;
     cases.push_back({"per-tensor fp8 amax", "", in_b, [&](int b, cudaStream_t st) {
