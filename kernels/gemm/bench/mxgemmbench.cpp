@@ -198,7 +198,9 @@ int main(int argc, char** argv) {
   try {
     if (argc < 6) {
       std::fprintf(stderr,
-                   "usage: mxgemmbench time|distance mxfp8|mxfp8_e5m2|w4a16 M N K [iters|threads]\n"
+                   "usage: mxgemmbench time|distance mxfp8|mxfp8_e5m2|w4a16 M N K [iters|threads] [bn] [decode_cols]\n"
+                   "(time: bn and decode_cols as in mxk::W4a16GemmArgs; w4a16 M > 64: bn 256 / 512 force the\n"
+                   " warp-specialized / the register-A kernel)\n"
                    "(the kernels run only on sm_90 devices: wgmma, built for sm_90a)\n");
       return 2;
     }
