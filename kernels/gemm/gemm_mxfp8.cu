@@ -21,6 +21,7 @@
 
 #include "gemm/gemm_common.cuh"
 #include "gemm/gemm_config.hpp"
+#include "gemm/gemm_launch.cuh"
 #include "gemm/gemm_host.hpp"
 #include "gemm/gemm_ws.cuh"
 #include "gemm/wgmma_ops.cuh"
@@ -221,11 +222,7 @@ void launch(Fp8Params p, cudaStream_t stream) {
   p.mt = (p.m + L::BM - 1) / L::BM;
   p.nt = (p.n + C::BN - 1) / C::BN;
   if (p.mt * p.nt > 0x7FFFFFFF) throw mx::ShapeError("mxfp8 GEMM: too many tiles");
-  auto* kern = mxfp8_kernel<C, E5M2, BF16>;
-  static const cudaError_t attr = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES);
-  check_cuda(attr, "mxfp8 smem attribute");
-  kern<<<static_cast<unsigned>(p.mt * p.nt), L::THREADS, L::BYTES, stream>>>(p);
-  check_cuda(cudaGetLastError(), "mxfp8_kernel launch");
+  launch_smem<mxfp8_kernel<C, E5M2, BF16>, L::BYTES>(p.mt * p.nt, L::THREADS, p, stream, "mxfp8_kernel");
 }
 
 template <class C>

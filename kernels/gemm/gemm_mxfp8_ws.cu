@@ -25,6 +25,7 @@
 
 #include "gemm/gemm_common.cuh"
 #include "gemm/gemm_config.hpp"
+#include "gemm/gemm_launch.cuh"
 #include "gemm/gemm_host.hpp"
 #include "gemm/gemm_ws.cuh"
 #include "gemm/wgmma_ops.cuh"
@@ -369,19 +370,9 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
 template <class C, bool E5M2, bool BF16>
 void launch(const Fp8WsParams& p, cudaStream_t stream) {
   using L = WsLayout<C>;
-  auto* kern = mxfp8_ws_kernel<C, E5M2, BF16>;
-  static const cudaError_t attr = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES);
-  check_cuda(attr, "mxfp8 (warp-specialized) smem attribute");
   // Persistent: one block per SM (or per tile, if fewer).
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-    check_cuda(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev), "SM count");
-    return n;
-  }();
-  const std::int64_t grid = std::min<std::int64_t>(p.mt * p.nt, sms);
-  kern<<<static_cast<unsigned>(grid), L::THREADS, L::BYTES, stream>>>(p);
-  check_cuda(cudaGetLastError(), "mxfp8_ws_kernel launch");
+  const std::int64_t grid = std::min<std::int64_t>(p.mt * p.nt, sm_count());
+  launch_smem<mxfp8_ws_kernel<C, E5M2, BF16>, L::BYTES>(grid, L::THREADS, p, stream, "mxfp8_ws_kernel");
 }
 
 template <class C>

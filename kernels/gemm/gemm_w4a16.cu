@@ -28,6 +28,7 @@
 
 #include "gemm/gemm_common.cuh"
 #include "gemm/gemm_config.hpp"
+#include "gemm/gemm_launch.cuh"
 #include "gemm/gemm_host.hpp"
 #include "gemm/gemm_widen.cuh"
 #include "gemm/gemm_ws.cuh"
@@ -224,11 +225,7 @@ void launch(W4Params p, cudaStream_t stream) {
   p.mt = (p.m + C::BM - 1) / C::BM;
   p.nt = (p.n + C::BN - 1) / C::BN;
   if (p.mt * p.nt > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
-  auto* kern = w4a16_kernel<C, BF16>;
-  static const cudaError_t attr = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES);
-  check_cuda(attr, "w4a16 smem attribute");
-  kern<<<static_cast<unsigned>(p.mt * p.nt), L::THREADS, L::BYTES, stream>>>(p);
-  check_cuda(cudaGetLastError(), "w4a16_kernel launch");
+  launch_smem<w4a16_kernel<C, BF16>, L::BYTES>(p.mt * p.nt, L::THREADS, p, stream, "w4a16_kernel");
 }
 
 template <template <int> class C, bool BF16>
@@ -287,12 +284,7 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   int bn = x.bn;
   const auto s = static_cast<cudaStream_t>(stream);
   if (x.m <= 64) {
-    static const int sms = [] {
-      int dev = 0, v = 132;
-      if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev);
-      return v;
-    }();
-    if (bn == 0) return w4a16_decode_launch(x, x.decode_cols, sms, s);  // B widened in registers
+    if (bn == 0) return w4a16_decode_launch(x, x.decode_cols, sm_count(), s);  // B widened in registers
   }
   x.out == mx::Fmt::bf16 ? launch_any<true>(p, bn, s) : launch_any<false>(p, bn, s);
 }

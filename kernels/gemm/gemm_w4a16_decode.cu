@@ -38,6 +38,7 @@
 
 #include "gemm/gemm_common.cuh"
 #include "gemm/gemm_config.hpp"
+#include "gemm/gemm_launch.cuh"
 #include "gemm/gemm_host.hpp"
 #include "gemm/gemm_w4a16_decode.hpp"
 #include "gemm/gemm_ws.cuh"
@@ -328,11 +329,7 @@ void rs_launch(RsParams p, cudaStream_t stream) {
   p.mt = (p.m + C::NA - 1) / C::NA;
   const std::int64_t blocks = (p.n + 63) / 64 * p.mt;
   if (blocks > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
-  auto* kern = w4a16_rs_kernel<C, BF16>;
-  static const cudaError_t attr = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES);
-  check_cuda(attr, "w4a16 decode smem attribute");
-  kern<<<static_cast<unsigned>(blocks), L::THREADS, L::BYTES, stream>>>(p);
-  check_cuda(cudaGetLastError(), "w4a16_rs_kernel launch");
+  launch_smem<w4a16_rs_kernel<C, BF16>, L::BYTES>(blocks, L::THREADS, p, stream, "w4a16_rs_kernel (decode)");
 }
 
 template <bool BF16>

@@ -26,6 +26,7 @@
 
 #include "gemm/gemm_common.cuh"
 #include "gemm/gemm_config.hpp"
+#include "gemm/gemm_launch.cuh"
 #include "gemm/gemm_host.hpp"
 #include "gemm/gemm_ws.cuh"
 #include "gemm/wgmma_ops.cuh"
@@ -227,11 +228,7 @@ void launch(const W4WsParams& p0, cudaStream_t stream) {
   p.mt = (p.m + C::BM - 1) / C::BM;
   p.nt = (p.n + C::BN - 1) / C::BN;
   if (p.mt * p.nt > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
-  auto* kern = w4a16_ws_kernel<C, BF16>;
-  static const cudaError_t attr = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES);
-  check_cuda(attr, "w4a16 (warp-specialized) smem attribute");
-  kern<<<static_cast<unsigned>(p.mt * p.nt), L::THREADS, L::BYTES, stream>>>(p);
-  check_cuda(cudaGetLastError(), "w4a16_ws_kernel launch");
+  launch_smem<w4a16_ws_kernel<C, BF16>, L::BYTES>(p.mt * p.nt, L::THREADS, p, stream, "w4a16_ws_kernel");
 }
 
 template <class C>
