@@ -8,7 +8,7 @@
 //   g++ -O2 -std=c++20 -ffp-contract=off -fopenmp kernels/nvfp4/div_check.cpp -o /tmp/div_check
 //   /tmp/div_check            # the kernel's sequence: every count must be 0
 //   /tmp/div_check --one-step # Markstein's step on q0 = RN(a * RN(1/b)) directly
-//   /tmp/div_check --broken   # q0 = RN(a * RN(1/b)) alone (4096 recipe divisors): must report mismatches
+//   /tmp/div_check --broken   # q0 = RN(a * RN(1/b)) alone (every 23rd recipe divisor): must report mismatches
 //
 // For every dividend a in A (every bf16 bit pattern, every f16 bit pattern,
 // random and edge fp32 patterns) and every divisor b in B it compares, per
@@ -203,7 +203,11 @@ int main(int argc, char** argv) {
                 (unsigned long long)tot.slow_would_fail);
     return tot.code_mismatch + tot.bits_mismatch;
   };
-  if (g_seq == Seq::broken) Brecipe.resize(4096);  // enough to show it failing, quickly
+  if (g_seq == Seq::broken) {  // every 23rd recipe divisor: enough to show it failing, quickly
+    std::vector<float> sub;
+    for (size_t j = 0; j < Brecipe.size(); j += 23) sub.push_back(Brecipe[j]);
+    Brecipe.swap(sub);
+  }
   std::printf("sequence: %s\n", g_seq == Seq::broken     ? "BROKEN (q0 alone)"
                                  : g_seq == Seq::one_step ? "one step (q0, r, q1: Markstein on q0)"
                                                           : "kernel (q0, r0, q1 capped, r1, result)");
