@@ -203,4 +203,67 @@ TEST(GpuGateRow, Nvfp4QuotientBoundariesBytesEqualReference) {
   }
 }
 
+// torchao order without a per-element division (Nvfp4Q<1>::quotient_rn):
+// blocks whose divisor total = per_tensor_scale * decode(s) lies either side
+// of the fast path's bounds 2^64 and 2^-64 (per_tensor_scale 2^60 and
+// 2^-70, block scales 2^-9 (clamped to 2^-6) .. 1.875 * 2^6), so both the
+// division-free path and the exact one run in one tensor; per block the
+// elements are e2m1 decision boundaries times total moved by -3..3 steps,
+// both signs, a fraction of the block maximum, and one special: -0, +0,
+// NaN of either sign (ignored by both amaxes, so it reaches the fast path),
+// the smallest subnormal, and block maximum * 2^-35 (quotient below 2^-30).
+std::vector<std::uint32_t> fast_div_values(mx::InType t, std::int64_t n, int pe) {
+  static const float kBound[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+  const std::uint32_t step = t == mx::InType::bf16 ? 0x10000u : 1u;
+  const std::uint32_t keep = t == mx::InType::bf16 ? 0xFFFF0000u : 0xFFFFFFFFu;
+  std::vector<std::uint32_t> v(static_cast<std::size_t>(n));
+  std::uint32_t k = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t blk = i / 16, e = i % 16;
+    const int ks = static_cast<int>(blk % 16) - 9;                         // block scale 2^ks * (1 + j / 8)
+    const float sc = std::ldexp(1.0f + static_cast<float>((blk / 16) % 8) / 8.0f, ks);
+    const float sce = sc < 0.015625f ? 0.015625f : sc;                     // torchao's clamp
+    const float total = std::ldexp(sce, pe);
+    const float bmax = std::ldexp(6.0f * sc, pe);
+    const std::uint32_t sign = ((k * 7 + static_cast<std::uint32_t>(e)) % 3 == 0) ? 0x80000000u : 0u;
+    if (e == 0) {
+      v[i] = bits_of(bmax);
+    } else if (e == 15) {
+      static const std::uint32_t kSpecial[] = {0x80000000u, 0u, 0x7FC00000u, 0xFFC00000u, 0x00010000u, 0x80010000u};
+      const std::int64_t c = blk % 7;
+      v[i] = c < 6 ? kSpecial[c] : (bits_of(std::ldexp(bmax, -35)) & keep);
+    } else if (e == 14 || sc < sce) {
+      v[i] = (bits_of(bmax * static_cast<float>(1 + (k++ % 255)) / 256.0f) & keep) | sign;
+    } else {
+      const float b = kBound[k % 7] * total;
+      const int d = static_cast<int>((k / 7) % 7) - 3;
+      ++k;
+      v[i] = (bits_of(b) + static_cast<std::uint32_t>(d) * step) | sign;
+    }
+  }
+  v[0] = bits_of(std::ldexp(2688.0f, pe));  // global amax: per_tensor_scale = 2^pe
+  return v;
+}
+
+TEST(GpuGateRow, Nvfp4FastDivisionRangeBytesEqualReference) {
+  REQUIRE_GPU();
+  for (const char* name : {"nvfp4:torchao", "nvfp4"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
+      for (const int pe : {60, -70}) {
+        const std::int64_t rows = 24, cols = 272;
+        const gate::Input in = make(t, rows, cols, fast_div_values(t, rows * cols, pe));
+        for (const gate::Cfg& c : gate::kCfgs) {
+          for (mx::Packing pk : gate::kPackings) {
+            const mx::QuantizeOptions o = gate::opts_of(c, pk);
+            ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+                << name << " " << mx::in_type_name(t) << " per_tensor_scale 2^" << pe << " " << c.name
+                << (pk == mx::Packing::container8 ? " container8" : " packed");
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace

@@ -262,11 +262,68 @@ struct MxQ {
 // follows reference/src/quantize.cpp (nvfp4_block), one fp32 op at a time.
 // The per-tensor terms (S_enc, S_dec, S_enc/6; torchao's per_tensor_scale)
 // depend only on the global amax: State computes them once per thread.
+//
+// torchao's x / total per element (ORDER 1) without an IEEE division:
+// Markstein's theorem (P. Markstein, "Computation of elementary functions on
+// the IBM RISC System/6000 processor", IBM J. Res. Dev. 34(1), 1990; also
+// J.-M. Muller et al., Handbook of Floating-Point Arithmetic, the chapter on
+// division with an FMA; M. Cornea, J. Harrison, P. T. P. Tang, Scientific
+// Computing on Itanium-based Systems, 2002): in binary floating point with
+// round to nearest, if y is within half an ulp of 1/b (y = RN(1/b)) and q is
+// within one ulp of a/b, then the remainder r = a - b*q is a floating-point
+// number (one fma computes it exactly) and RN(q + r*y) = RN(a/b), provided
+// no step underflows or overflows. Here y = RN(1/total) once per block and,
+// on a = |x|: q0 = RN(a*y); q1 = fma(fma(-q0, total, a), y, q0), capped at
+// 16; result fma(fma(-q1, total, a), y, q1), the sign of x put back.
+// q0 alone is NOT always within one ulp (|a*y - a/b| is up to ~1 ulp before
+// the rounding: the host check finds about 1% of its pairs 1 to 1.5 ulp
+// away), so the first step makes q1 so: q0 + RN(a - b*q0)*y differs from
+// a/b by at most |a/b - q0| * (|b*y - 1| + 2^-24 + ...) < 1.5 ulp * 2^-22,
+// q1 is within half an ulp plus that. The second step is the theorem's.
+// Where the hypotheses can fail:
+//  - total outside [2^-64, 2^64], 0, subnormal, Inf or NaN (per_tensor_scale
+//    0, tiny, huge or NaN; a NaN ue4m3 decode): the block takes the exact
+//    __fdiv_rn path (one test per block on total, the same in both lanes of
+//    the block: no per-element branch). Inside the range y is normal.
+//  - a / total below 2^-30 (x zero or subnormal, or a tiny element next to
+//    a large one): q0, the remainders may underflow, but every step stays
+//    below 2^-27 in magnitude, so e2m1 code 0 either way; the sign is x's in
+//    both paths (the fma's own sign is dropped: an exact zero sum is +0).
+//  - a / total >= 16 (x = Inf, or a huge x in the host check: in the recipe
+//    |x| <= block amax, so a / total is about 6 at most): q0 may be Inf and
+//    q1 NaN (Inf - Inf); the cap makes q1 16 (fminf(NaN, 16) = 16), so the
+//    second remainder is finite (or +Inf for x = Inf) and the result is
+//    >= 16 - 2^-18 or +Inf: the e2m1 encode saturates to code 7 with x's
+//    sign, as the exact path's clamp to 6 does.
+//  - x NaN: the first remainder is NaN, q1 is capped to 16, the second
+//    remainder fma(-16, total, NaN) is NaN, so is the result: code 0x7
+//    (NaN -> +max, whatever the sign) like the exact path.
+//  - a / total in [2^-30, 16) with total in the range: x is normal
+//    (|x| >= 2^-94), q0, q1 >= 2^-31, the remainder's grid
+//    ulp(total) * ulp(q1) >= 2^-141 is above the subnormal step (so the
+//    second remainder is exact), nothing overflows: the theorem applies and
+//    the result is RN(x / total) (the host check compares these bits too).
+// The result is not clamped to [-6, 6]: the e2m1 encode saturates (|v| > 6
+// and Inf give code 7 with the sign), so the code equals the clamped one.
+// kNvfp4ExactDiv (MXK_NVFP4_EXACT_DIV=1) builds the exact path everywhere.
+#ifndef MXK_NVFP4_EXACT_DIV
+#define MXK_NVFP4_EXACT_DIV 0
+#endif
 template <int ORDER>
 struct Nvfp4Q {
   static constexpr int V = 16;
   static constexpr int BITS = 4;
   static constexpr int SHIFT8 = 2;
+  static constexpr bool kNvfp4ExactDiv = MXK_NVFP4_EXACT_DIV != 0;
+  static constexpr float kFastDivLo = 0x1p-64f, kFastDivHi = 0x1p64f;  // the fast path's totals
+  // RN(x / total) with y = RN(1/total) (fp32 bits in and out; see above)
+  __device__ __forceinline__ static uint32_t quotient_rn(uint32_t xbits, float total, float y) {
+    const float ax = fabsf(__uint_as_float(xbits));
+    const float q0 = __fmul_rn(ax, y);
+    const float q1 = fminf(__fmaf_rn(__fmaf_rn(-q0, total, ax), y, q0), 16.0f);  // within 1 ulp
+    const float res = __fmaf_rn(__fmaf_rn(-q1, total, ax), y, q1);              // RN(ax / total)
+    return (__float_as_uint(res) & 0x7FFFFFFFu) | (xbits & 0x80000000u);
+  }
   struct State {
     float a, b;  // TE: s_dec, s_enc * fp32(1/6); torchao: per_tensor_scale, unused
   };
@@ -305,11 +362,19 @@ struct Nvfp4Q {
       if (!(sc != sc)) sc = sc < 0.015625f ? 0.015625f : (sc > 448.0f ? 448.0f : sc);
       s = encode_ue4m3(sc);
       const float total = __fmul_rn(pts, decode_e4m3_mag(s));
+      if (!kNvfp4ExactDiv && total >= kFastDivLo && total <= kFastDivHi) {  // NaN total: exact path
+        // RN(x / total) without a division per element (see quotient_rn);
+        // the codes equal the exact path's (kernels/nvfp4/div_check.cpp)
+        const float y = __frcp_rn(total);
 #pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        float q = __fdiv_rn(__uint_as_float(v[i]), total);
-        if (!(q != q)) q = q < -6.0f ? -6.0f : (q > 6.0f ? 6.0f : q);
-        xb[i] = __float_as_uint(q);
+        for (int i = 0; i < 8; ++i) xb[i] = quotient_rn(v[i], total, y);
+      } else {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          float q = __fdiv_rn(__uint_as_float(v[i]), total);
+          if (!(q != q)) q = q < -6.0f ? -6.0f : (q > 6.0f ? 6.0f : q);
+          xb[i] = __float_as_uint(q);
+        }
       }
     }
     return s;
