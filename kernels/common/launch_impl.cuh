@@ -8,8 +8,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <type_traits>
+#include <utility>
 
 #include "common/col_stream.cuh"
 #include "common/launch.hpp"
@@ -98,20 +102,93 @@ inline bool nvfp4_one_pass(std::int64_t n) {
   return n > 0 && (f == 2 || (f == 0 && n <= dev::kNvfp4OnePassMaxElems));
 }
 
-// A cooperative launch: as many CTAs as the items want, capped by the CTAs
-// that fit on the device at once (grid.sync() needs every CTA resident).
+// The one-pass kernel's per-CTA partial maxima (one float per CTA), one
+// device buffer per (device, stream), allocated on the first launch there
+// and kept: launches on one stream run one after the other, so no two grids
+// use a buffer at once, and nothing in it needs zeroing (each grid writes
+// its slots before its barrier and reads them after). Streams are told
+// apart by cudaStreamGetId (unique for the process's lifetime; a handle can
+// be reused). While a stream is being captured into a graph, the launch
+// takes a stream-ordered allocation instead (cudaMallocAsync / cudaFreeAsync
+// around it), so that a graph never shares a buffer with another launch.
+// The buffers are freed at exit (before the CUDA runtime's own teardown:
+// this object is built after the runtime is initialized).
+class OnePassSlots {
+ public:
+  float* get(int dev, unsigned long long sid, std::size_t n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Buf& b = bufs_[{dev, sid}];
+    if (b.n < n) {
+      if (b.p != nullptr) check(cudaFree(b.p), "cudaFree (nvfp4 one-pass slots)");
+      b.p = nullptr;
+      b.n = 0;
+      check(cudaMalloc(reinterpret_cast<void**>(&b.p), n * sizeof(float)), "cudaMalloc (nvfp4 one-pass slots)");
+      b.n = n;
+    }
+    return b.p;
+  }
+  ~OnePassSlots() {
+    for (auto& [key, b] : bufs_) {
+      if (b.p != nullptr) cudaFree(b.p);  // errors ignored at exit
+    }
+  }
+
+ private:
+  struct Buf {
+    float* p = nullptr;
+    std::size_t n = 0;
+  };
+  std::mutex mu_;
+  std::map<std::pair<int, unsigned long long>, Buf> bufs_;
+};
+inline OnePassSlots& one_pass_slots() {
+  static OnePassSlots s;
+  return s;
+}
+
+// CTAs of k_nvfp4_one_pass<In, Q> one SM holds (cached per device).
+template <class In, class Q>
+int one_pass_ctas_per_sm(int dev) {
+  static std::atomic<int> cache[16] = {};
+  if (dev >= 0 && dev < 16) {
+    const int c = cache[dev].load(std::memory_order_relaxed);
+    if (c > 0) return c;
+  }
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dev::k_nvfp4_one_pass<In, Q>, 32 * dev::kOnePassWarps, 0),
+        "occupancy query (nvfp4 one pass)");
+  if (per_sm < 1) throw mx::Error("device quantize: the nvfp4 one-pass kernel does not fit on this device");
+  if (dev >= 0 && dev < 16) cache[dev].store(per_sm, std::memory_order_relaxed);
+  return per_sm;
+}
+
+// A cooperative launch: one item per warp (mxk::set_work_split(n): n items
+// per warp, so that the gate reaches the items not kept in registers),
+// capped by the CTAs that fit on the device at once (grid.sync() needs every
+// CTA resident; cudaLaunchKernelEx refuses a cooperative grid that does not
+// fit). Measured on the H100 at 128x7168 bf16: bench/results/README.md, run 10 one.
 template <class In, class Q>
 void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, cudaStream_t s) {
-  // 8 warps per CTA: the grid barriers cost per CTA (2 warps per CTA, 448
-  // CTAs at 128x7168: 11.5 us for the kernel)
   const std::int64_t items = p.batch * p.M * nch;
-  const int nw = dev::kStreamWarps;
-  auto* k = dev::k_nvfp4_one_pass<In, Q>;
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 32 * nw, 0), "occupancy query (nvfp4 one pass)");
-  if (per_sm < 1) throw mx::Error("device quantize: the nvfp4 one-pass kernel does not fit on this device");
-  const std::int64_t grid = std::min<std::int64_t>((items + nw - 1) / nw, std::int64_t{per_sm} * device_sm_count());
-  const int vec_flat = (reinterpret_cast<std::uintptr_t>(x) % 16) == 0 ? 1 : 0;
+  const int nw = dev::kOnePassWarps;
+  int devi = 0;
+  check(cudaGetDevice(&devi), "cudaGetDevice");
+  const std::int64_t cap = std::int64_t{one_pass_ctas_per_sm<In, Q>(devi)} * device_sm_count();
+  const int forced = g_work_split.load();
+  const std::int64_t per_warp = forced > 0 ? forced : 1;
+  const std::int64_t grid = std::max<std::int64_t>(1, std::min<std::int64_t>((items + nw * per_warp - 1) / (nw * per_warp), cap));
+  cudaStreamCaptureStatus cap_st = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(s, &cap_st), "cudaStreamIsCapturing");
+  const bool pooled = cap_st != cudaStreamCaptureStatusNone;
+  float* slots = nullptr;
+  if (pooled) {
+    check(cudaMallocAsync(reinterpret_cast<void**>(&slots), static_cast<std::size_t>(grid) * sizeof(float), s),
+          "cudaMallocAsync (nvfp4 one-pass slots)");
+  } else {
+    unsigned long long sid = 0;
+    check(cudaStreamGetId(s, &sid), "cudaStreamGetId");
+    slots = one_pass_slots().get(devi, sid, static_cast<std::size_t>(cap));
+  }
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(static_cast<unsigned>(32 * nw));
@@ -122,9 +199,10 @@ void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, 
   at[0].val.cooperative = 1;
   cfg.attrs = at;
   cfg.numAttrs = 1;
-  // the amax buffer is the caller's writable scratch (QuantLaunch::gamax)
-  check(cudaLaunchKernelEx(&cfg, k, x, p, nch, vec_flat, const_cast<std::uint32_t*>(p.gamax)),
+  // the amax word is the caller's writable scratch (QuantLaunch::gamax): the kernel writes the global amax there
+  check(cudaLaunchKernelEx(&cfg, dev::k_nvfp4_one_pass<In, Q>, x, p, nch, slots, const_cast<std::uint32_t*>(p.gamax)),
         "nvfp4 one-pass kernel launch (cooperative)");
+  if (pooled) check(cudaFreeAsync(slots, s), "cudaFreeAsync (nvfp4 one-pass slots)");
 }
 
 // k_rowstream or the ring by scale layout (kRowStreamDense/Tcgen05);
@@ -136,7 +214,8 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   const std::int64_t rows = p.batch * p.M;
   const std::int64_t nch = (p.K + CH - 1) / CH;
   if constexpr (dev::kReadsGlobalAmax<Q>) {
-    if (nvfp4_one_pass(rows * p.K)) return launch_nvfp4_one_pass<In, Q>(x, p, nch, s);
+    constexpr std::int64_t CH1 = dev::OnePassShape<In>::CH;
+    if (nvfp4_one_pass(rows * p.K)) return launch_nvfp4_one_pass<In, Q>(x, p, (p.K + CH1 - 1) / CH1, s);
   }
   const int forced = g_work_split.load();
   const int probe = g_row_kernel.load();

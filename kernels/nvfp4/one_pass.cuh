@@ -1,9 +1,10 @@
 // one_pass.cuh - NVFP4 rowwise quantize of a small tensor in one launch
 // (SPEC C5): the global amax and the quantize of two passes (amax.cuh, then
-// rowwise.cuh) in one cooperative kernel, with two grid-wide barriers
-// between them. For small tensors (decode shapes) the launches, not the
-// bytes, are most of the time: memset + k_amax + quantize become one
-// launch, and the second read of the input hits L2.
+// rowwise.cuh) in one cooperative kernel with one grid-wide barrier between
+// them. For small tensors (decode shapes) the launches and round trips, not
+// the bytes, are most of the time: memset + k_amax + quantize become one
+// launch, and each warp keeps the input it reduced in registers across the
+// barrier instead of reading it again.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -16,42 +17,281 @@ namespace mxk::dev {
 // ---- tuning knobs (one pass) -------------------------------------------------------
 // Tensors of at most this many elements take the one-pass kernel (rowwise
 // only); larger ones the amax pass and the quantize pass (programmatic
-// dependent launch between them). The tensor must stay in L2 between the
-// phases: 2^21 elements are 4 MB in bf16, 8 MB in fp32.
+// dependent launch between them). 2^21 elements are 4 MB in bf16, 8 MB in
+// fp32: what a warp does not keep in registers is read again from L2.
 constexpr int64_t kNvfp4OnePassMaxElems = int64_t{1} << 21;
-// launch bound: 2 CTAs of 256 threads per SM (up to 128 registers: with 64,
-// the 16-bit instantiations spilled 56-64 bytes); the grid is small
+// 8 warps per CTA, launch bound 2 CTAs per SM (up to 128 registers: the
+// kept words, 16 (16-bit inputs) or 32 (fp32) per item, live across the barrier)
+constexpr int kOnePassWarps = 8;
 constexpr int kOnePassCtasPerSm = 2;
+// Items: (row, chunk of 256 * kOnePassU elements); lane l owns the 8-element
+// groups at chunk + u*256 + l*8, u < kOnePassU, as in k_rowstream (whose
+// chunks are 1024 elements for 16-bit inputs). 512-element chunks give
+// 128x7168 1792 items: one per warp on 224 CTAs, all resident on an H100.
+constexpr int kOnePassU = 2;
+// Items per warp held in registers from the amax phase to the quantize
+// phase (the launcher sizes the grid for one item per warp where the device
+// holds enough warps; an H100 (2112 warps) holds any one-pass bf16 tensor in
+// two items per warp). A warp's items after these are read again from L2.
+constexpr int kOnePassKeep = 2;
 
-// Cooperative launch (every CTA resident: the launcher caps the grid by the
-// occupancy). Phase 1: CTA 0 zeroes the amax, every CTA reduces its part
-// (cta_amax); barrier; one atomicMax per CTA; barrier (CUDA cooperative
-// groups: grid.sync() orders the memory accesses around it). Phase 2: the
-// warps walk the (row, chunk) items of k_rowstream, warp w of the grid
-// items w, w + (all warps), ...
-template <class In, class Q>
-__global__ void __launch_bounds__(256, kOnePassCtasPerSm) k_nvfp4_one_pass(const In* __restrict__ x, Params p,
-                                                                         int64_t nch, int vec_flat,
-                                                                         uint32_t* gamax) {
-  namespace cg = cooperative_groups;
-  cg::grid_group grid = cg::this_grid();
-  const int64_t n = p.batch * p.M * p.K;
-  if (blockIdx.x == 0 && threadIdx.x == 0) *gamax = 0u;
-  const float m = cta_amax<In, kAmaxLoadsOnePass>(x, n, vec_flat, static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
-                               static_cast<int64_t>(gridDim.x) * blockDim.x);
-  grid.sync();
-  if (threadIdx.x == 0 && m > 0.0f) atomicMax(gamax, __float_as_uint(m));
-  grid.sync();
-  const typename Q::State st = Q::prepare(p);  // p.gamax == gamax
-  const int lane = threadIdx.x & 31;
-  const int64_t nw = blockDim.x >> 5;
-  const int64_t items = p.batch * p.M * nch;
-  for (int64_t it = static_cast<int64_t>(blockIdx.x) * nw + (threadIdx.x >> 5); it < items;
-       it += static_cast<int64_t>(gridDim.x) * nw) {  // warp-uniform
-    int64_t row, c;
-    item_rc(it, items, nch, row, c);
-    row_item<In, Q>(x, p, st, row, c, lane);
+template <class In>
+struct OnePassShape {
+  static constexpr int U = kOnePassU;
+  static constexpr int CH = 256 * U;                   // elements per item
+  static constexpr int LPG = sizeof(In) == 2 ? 1 : 2;  // 16-byte loads per 8-element group
+  static constexpr int W = U * LPG;                    // 16-byte words per lane per item
+  static constexpr bool NARROW = sizeof(In) == 2;
+};
+
+// An item is "full" when its lane words are whole aligned 16-byte loads: the
+// input 16-byte aligned with K % 8 == 0 (p.vec_in) and the chunk inside the row.
+template <class In>
+__device__ __forceinline__ bool one_pass_full(const Params& p, int64_t c) {
+  return p.vec_in != 0 && (c + 1) * OnePassShape<In>::CH <= p.K;
+}
+
+// The lane's words of a full item, every load issued before any is used.
+template <class In>
+__device__ __forceinline__ void one_pass_load(const In* __restrict__ x, const Params& p, int64_t row, int64_t c,
+                                              int lane, uint4 (&w)[OnePassShape<In>::W]) {
+  using S = OnePassShape<In>;
+  const In* q = x + row * p.K + c * S::CH + lane * 8;
+#pragma unroll
+  for (int u = 0; u < S::U; ++u) {
+#pragma unroll
+    for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = ld_stream(q + u * 256 + j * 4);
   }
 }
+
+// NaN-dropping max of |x| over the lane's words (SPEC C5's global amax).
+template <class In>
+__device__ __forceinline__ float one_pass_words_amax(const uint4 (&w)[OnePassShape<In>::W], float m) {
+  using S = OnePassShape<In>;
+#pragma unroll
+  for (int u = 0; u < S::U; ++u) {
+    uint32_t v[8];
+    widen8<In>(&w[u * S::LPG], v);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) m = fmaxf(m, fabsf(__uint_as_float(v[i])));
+  }
+  return m;
+}
+
+// A ragged item (the row's last chunk, or K % 8 != 0 / an unaligned input):
+// per-element bounds. Elements the lane owns: n[u] of group u (0 past the row).
+template <class In>
+__device__ __forceinline__ void one_pass_ragged_load(const In* __restrict__ xr, const Params& p, int64_t c0, int lane,
+                                                     uint32_t (&v)[OnePassShape<In>::U][8], int (&n)[OnePassShape<In>::U]) {
+  using S = OnePassShape<In>;
+  const int64_t left = p.K - c0;  // > 0
+  const int rem = left >= S::CH ? S::CH : static_cast<int>(left);
+#pragma unroll
+  for (int u = 0; u < S::U; ++u) {
+    const int off = u * 256 + lane * 8;
+    const int r = rem - off;
+    n[u] = r <= 0 ? 0 : (r >= 8 ? 8 : r);
+    load8<In>(xr + c0, off, n[u], p.vec_in != 0, v[u]);  // zeros past n[u]
+  }
+}
+
+template <class In>
+__device__ __forceinline__ float one_pass_ragged_amax(const In* __restrict__ x, const Params& p, int64_t row, int64_t c,
+                                                      int lane, float m) {
+  using S = OnePassShape<In>;
+  uint32_t v[S::U][8];
+  int n[S::U];
+  one_pass_ragged_load<In>(x + row * p.K, p, c * S::CH, lane, v, n);
+#pragma unroll
+  for (int u = 0; u < S::U; ++u) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) m = fmaxf(m, fabsf(__uint_as_float(v[u][i])));
+  }
+  return m;
+}
+
+// Quantize a ragged item (read again: from L2). As row_ragged (rowwise.cuh)
+// for this kernel's item size.
+template <class In, class Q>
+__device__ __forceinline__ void one_pass_ragged_quant(const In* __restrict__ x, const Params& p,
+                                                      const typename Q::State& st, int64_t row, int64_t c, int lane) {
+  using S = OnePassShape<In>;
+  constexpr int T = Q::V / 8;  // lanes per block
+  const RowOut o = row_out(p, row);
+  const int64_t c0 = c * S::CH;
+  const int64_t left = p.K - c0;
+  const bool vout = (p.K % 8) == 0;
+  uint32_t v[S::U][8];
+  int n[S::U];
+  one_pass_ragged_load<In>(x + row * p.K, p, c0, lane, v, n);
+#pragma unroll
+  for (int u = 0; u < S::U; ++u) {
+    if (u * 256 >= left) break;  // warp-uniform: nothing left in this chunk
+    uint32_t codes[8];
+    const uint32_t sc = Q::template block<S::NARROW>(v[u], n[u], p, st, codes);
+    const int64_t g = (c0 >> 3) + u * 32 + lane;
+    if (n[u] > 0) {
+      store8<Q::BITS>(o.dr, g, n[u], codes, p.container8, Q::SHIFT8, vout);
+      if ((lane % T) == 0) o.scale(g / T, sc, p);
+    }
+  }
+}
+
+// Quantize a full item from the lane's words (row_group: rowwise.cuh).
+template <class In, class Q>
+__device__ __forceinline__ void one_pass_full_quant(const uint4 (&w)[OnePassShape<In>::W], const Params& p,
+                                                    const typename Q::State& st, int64_t row, int64_t c, int lane) {
+  using S = OnePassShape<In>;
+  const RowOut o = row_out(p, row);
+#pragma unroll
+  for (int u = 0; u < S::U; ++u) row_group<In, Q>(&w[u * S::LPG], c * S::CH, u, lane, o, p, st);
+}
+
+#ifdef MXK_ONE_PASS_STAMPS
+// Scratch builds only (bench/results/h100-one/stamps.cu): per CTA, thread
+// 0's globaltimer at entry (0) and exit (6), clock64 at each phase boundary (1-5).
+__device__ unsigned long long g_one_pass_stamps[1024][8];
+__device__ __forceinline__ void one_pass_stamp(int i, bool gtime) {
+  if (threadIdx.x != 0 || blockIdx.x >= 1024) return;
+  unsigned long long t;
+  if (gtime) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } else {
+    t = static_cast<unsigned long long>(clock64());
+  }
+  g_one_pass_stamps[blockIdx.x][i] = t;
+}
+#define MXK_OP_STAMP(i) one_pass_stamp(i, false)
+#else
+#define MXK_OP_STAMP(i) (void)0
+#endif
+
+// Cooperative launch (every CTA resident: the launcher caps the grid by the
+// occupancy). Global warp gw of nw converts items gw, gw + nw, ... (all
+// warps cover consecutive chunks at each step); the first kOnePassKeep stay
+// in registers.
+//  1. every item's lane words are loaded (the kept ones all at once, before
+//     any is used), the CTA's max of |x| goes to slots[blockIdx.x];
+//  2. one grid barrier (CUDA cooperative groups: grid.sync() orders the
+//     memory accesses of the grid around it);
+//  3. every CTA reduces all the slots itself (nothing to zero, no atomics)
+//     and CTA 0 writes the global amax bits to gamax (the caller reads them);
+//  4. the kept items are quantized from registers, the rest read again.
+template <class In, class Q>
+__global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
+    k_nvfp4_one_pass(const In* __restrict__ x, Params p, int64_t nch, float* slots, uint32_t* gamax) {
+  namespace cg = cooperative_groups;
+  using S = OnePassShape<In>;
+  constexpr int KEEP = kOnePassKeep;
+#ifdef MXK_ONE_PASS_STAMPS
+  one_pass_stamp(0, true);
+#endif
+  MXK_OP_STAMP(1);
+  const int lane = threadIdx.x & 31;
+  const int64_t nw = static_cast<int64_t>(gridDim.x) * (blockDim.x >> 5);
+  const int64_t gw = static_cast<int64_t>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  const int64_t items = p.batch * p.M * nch;
+  // ---- 1. loads and the CTA's amax (warp-uniform branches throughout)
+  uint4 w[KEEP][S::W];
+  int64_t row[KEEP], col[KEEP];
+  bool full[KEEP];
+#pragma unroll
+  for (int k = 0; k < KEEP; ++k) {
+    const int64_t it = gw + k * nw;
+    row[k] = 0;
+    col[k] = 0;
+    if (it < items) item_rc(it, items, nch, row[k], col[k]);
+    full[k] = it < items && one_pass_full<In>(p, col[k]);
+    if (full[k]) one_pass_load<In>(x, p, row[k], col[k], lane, w[k]);
+  }
+  float m = 0.0f;
+#pragma unroll
+  for (int k = 0; k < KEEP; ++k) {
+    if (full[k]) {
+      m = one_pass_words_amax<In>(w[k], m);
+    } else if (gw + k * nw < items) {
+      m = one_pass_ragged_amax<In>(x, p, row[k], col[k], lane, m);
+    }
+  }
+  for (int64_t it = gw + KEEP * nw; it < items; it += nw) {  // not kept: read again in 4.
+    int64_t r, c;
+    item_rc(it, items, nch, r, c);
+    if (one_pass_full<In>(p, c)) {
+      uint4 t[S::W];
+      one_pass_load<In>(x, p, r, c, lane, t);
+      m = one_pass_words_amax<In>(t, m);
+    } else {
+      m = one_pass_ragged_amax<In>(x, p, r, c, lane, m);
+    }
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+  __shared__ float wmax[32];
+  __shared__ uint32_t gbits;
+  if (lane == 0) wmax[threadIdx.x >> 5] = m;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    m = threadIdx.x < (blockDim.x >> 5) ? wmax[threadIdx.x] : 0.0f;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+    if (threadIdx.x == 0) slots[blockIdx.x] = m;  // >= 0, never NaN
+  }
+  MXK_OP_STAMP(2);
+  // ---- 2. the barrier
+  cg::this_grid().sync();
+  MXK_OP_STAMP(3);
+  // ---- 3. the global amax from the slots (L2: __ldcg, written in this grid)
+  float g = 0.0f;
+  for (int i = static_cast<int>(threadIdx.x); i < static_cast<int>(gridDim.x); i += static_cast<int>(blockDim.x)) {
+    g = fmaxf(g, __ldcg(slots + i));
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) g = fmaxf(g, __shfl_xor_sync(0xFFFFFFFFu, g, o));
+  if (lane == 0) wmax[threadIdx.x >> 5] = g;  // wmax's last reads were before the barrier
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    g = threadIdx.x < (blockDim.x >> 5) ? wmax[threadIdx.x] : 0.0f;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) g = fmaxf(g, __shfl_xor_sync(0xFFFFFFFFu, g, o));
+    // non-negative fp32 values order like their bit patterns; 0 when every
+    // element is 0 or NaN, as k_amax's atomicMax into a zeroed word leaves it
+    if (threadIdx.x == 0) {
+      gbits = __float_as_uint(g);
+      if (blockIdx.x == 0) *gamax = gbits;
+    }
+  }
+  __syncthreads();
+  Params pg = p;
+  pg.gamax = &gbits;  // Q::prepare reads the amax through p.gamax
+  const typename Q::State st = Q::prepare(pg);
+  MXK_OP_STAMP(4);
+  // ---- 4. quantize
+#pragma unroll
+  for (int k = 0; k < KEEP; ++k) {
+    if (full[k]) {
+      one_pass_full_quant<In, Q>(w[k], p, st, row[k], col[k], lane);
+    } else if (gw + k * nw < items) {
+      one_pass_ragged_quant<In, Q>(x, p, st, row[k], col[k], lane);
+    }
+  }
+  for (int64_t it = gw + KEEP * nw; it < items; it += nw) {
+    int64_t r, c;
+    item_rc(it, items, nch, r, c);
+    if (one_pass_full<In>(p, c)) {
+      uint4 t[S::W];
+      one_pass_load<In>(x, p, r, c, lane, t);
+      one_pass_full_quant<In, Q>(t, p, st, r, c, lane);
+    } else {
+      one_pass_ragged_quant<In, Q>(x, p, st, r, c, lane);
+    }
+  }
+#ifdef MXK_ONE_PASS_STAMPS
+  __syncthreads();
+  MXK_OP_STAMP(5);
+  one_pass_stamp(6, true);
+#endif
+}
+
+#undef MXK_OP_STAMP
 
 }  // namespace mxk::dev

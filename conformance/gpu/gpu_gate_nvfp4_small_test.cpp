@@ -1,0 +1,188 @@
+// gpu_gate_nvfp4_small_test.cpp - the `gpu` gate for NVFP4 rowwise tensors
+// of at most 2^21 elements (kernels/nvfp4/one_pass.cuh: one cooperative
+// launch, per-CTA partial maxima in a scratch, one grid barrier, the input
+// kept in registers across it). The paths: full items kept in registers,
+// ragged items (the row's last chunk; every item when K % 8 != 0), items
+// beyond the kept ones (read again: forced by mxk::set_work_split), warps
+// with no item (tensors smaller than a CTA's span), the global amax from
+// every CTA's slot (one nonzero element at a time, all zeros, all NaN), and
+// shapes either side of the one-pass limit. Every input type, both NVFP4
+// orders, both rowwise layouts, both packings; outputs poisoned (the gate
+// turns the poison check on).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu_gate.hpp"
+#include "gpu_gate_cases.hpp"
+#include "mx/convert.hpp"
+#include "mx/quantize.hpp"
+#include "mxk/api.hpp"
+
+namespace {
+
+struct SplitReset {
+  ~SplitReset() { mxk::set_work_split(0); }
+};
+
+std::string check_one(const char* name, const gate::Input& in, const gate::Cfg& c, mx::Packing pk) {
+  const mx::Recipe r = mx::parse_recipe(name);
+  const mx::QuantizeOptions o = gate::opts_of(c, pk);
+  return gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o));
+}
+
+const char* pk_name(mx::Packing pk) { return pk == mx::Packing::container8 ? " container8" : " packed"; }
+
+// [batch, rows, cols] of type t from fp32 values (bf16/f16: every value
+// below is exact in both; NaN stays a quiet NaN).
+gate::Input from_f32(mx::InType t, std::int64_t b, std::int64_t rows, std::int64_t cols, const std::vector<float>& v) {
+  gate::Input in;
+  in.type = t;
+  in.batch = b;
+  in.rows = rows;
+  in.cols = cols;
+  const std::size_t n = v.size();
+  if (t == mx::InType::f32) {
+    in.bytes.resize(4 * n);
+    std::memcpy(in.bytes.data(), v.data(), 4 * n);
+    return in;
+  }
+  in.bytes.resize(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool nan = v[i] != v[i];
+    const std::uint16_t h = t == mx::InType::bf16 ? (nan ? std::uint16_t{0x7FC0} : mx::f32_to_bf16_rne(v[i]))
+                                                  : (nan ? std::uint16_t{0x7E00} : mx::f32_to_f16_rne(v[i]));
+    std::memcpy(&in.bytes[2 * i], &h, 2);
+  }
+  return in;
+}
+
+}  // namespace
+
+// The decode shape the one-pass kernel was tuned for: every input type.
+TEST(GpuGateNvfp4Small, DecodeShapeBytesEqualReference) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 9100;
+  for (const char* name : {"nvfp4", "nvfp4:torchao"}) {
+    for (mx::InType t : gate::kTypes) {
+      for (gate::Dist d : {gate::Dist::special, gate::Dist::wide}) {
+        const gate::Input in = gate::make_input(d, t, 1, 128, 7168, mx::Fmt::e2m1, seed++);
+        for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+          for (mx::Packing pk : gate::kPackings) {
+            ASSERT_EQ(check_one(name, in, c, pk), "") << name << " " << mx::in_type_name(t) << " "
+                                                      << gate::dist_name(d) << " " << c.name << pk_name(pk);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Either side of kNvfp4OnePassMaxElems (2^21): exactly 2^21 in one matrix,
+// in a batch and in one row; 2^21 - 1024; K % 8 != 0 (every item ragged,
+// no vector loads) just below; 2^21 + 4096 (the two passes).
+TEST(GpuGateNvfp4Small, LimitShapesBytesEqualReference) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 9200;
+  const gate::Shape shapes[] = {{1, 512, 4096}, {2, 1024, 1024}, {1, 1, 2097152}, {1, 2047, 1024},
+                                {1, 2049, 1023}, {1, 513, 4096}};
+  for (const char* name : {"nvfp4", "nvfp4:torchao"}) {
+    for (mx::InType t : gate::kTypes) {
+      for (const gate::Shape& s : shapes) {
+        const gate::Input in = gate::make_input(gate::Dist::special, t, s.b, s.m, s.k, mx::Fmt::e2m1, seed++);
+        for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+          ASSERT_EQ(check_one(name, in, c, mx::Packing::packed), "")
+              << name << " " << mx::in_type_name(t) << " " << gate::shape_str(s) << " " << c.name;
+        }
+      }
+    }
+  }
+}
+
+// Warps with no item (a CTA's 8 warps hold more than the tensor), one item
+// per warp, and 2..4 items per warp (the first two kept in registers, the
+// others read again), over full and ragged items.
+TEST(GpuGateNvfp4Small, SplitsAndIdleWarpsBytesEqualReference) {
+  REQUIRE_GPU();
+  SplitReset reset;
+  std::uint64_t seed = 9300;
+  const gate::Shape shapes[] = {{1, 1, 1}, {1, 1, 16}, {1, 3, 100}, {2, 1, 520}, {5, 7, 33},
+                                {1, 64, 4100}, {3, 100, 700}, {2, 40, 2048}};
+  for (const char* name : {"nvfp4", "nvfp4:torchao"}) {
+    for (mx::InType t : gate::kTypes) {
+      for (const gate::Shape& s : shapes) {
+        const gate::Input in = gate::make_input(gate::Dist::special, t, s.b, s.m, s.k, mx::Fmt::e2m1, seed++);
+        for (const int split : {0, 1, 2, 3, 4}) {
+          mxk::set_work_split(split);
+          for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+            for (mx::Packing pk : gate::kPackings) {
+              ASSERT_EQ(check_one(name, in, c, pk), "") << name << " " << mx::in_type_name(t) << " "
+                                                        << gate::shape_str(s) << " split " << split << " "
+                                                        << c.name << pk_name(pk);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The global amax is the maximum of every CTA's slot: a tensor of small
+// values with one large element, placed in the first, a middle, the last
+// kept item and an item read again (split 4), and past the last full chunk
+// of a row; all zeros (amax 0) and all NaN (amax 0: NaN is dropped).
+TEST(GpuGateNvfp4Small, AmaxFromEverySlotBytesEqualReference) {
+  REQUIRE_GPU();
+  SplitReset reset;
+  const std::int64_t b = 1, rows = 96, cols = 7200;  // 15 chunks per row, the last ragged
+  const std::int64_t n = b * rows * cols;
+  const std::int64_t spots[] = {0, 511, 512, n / 2 + 3, n - cols + 7167, n - 1, 40 * cols + 7199};
+  for (const char* name : {"nvfp4", "nvfp4:torchao"}) {
+    for (mx::InType t : gate::kTypes) {
+      for (const int split : {0, 4}) {
+        mxk::set_work_split(split);
+        for (std::int64_t spot : spots) {
+          std::vector<float> v(static_cast<std::size_t>(n));
+          for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = (i % 7 == 0 ? -0.375f : 0.25f) * static_cast<float>(1 + i % 3);
+          v[static_cast<std::size_t>(spot)] = -1024.0f;
+          const gate::Input in = from_f32(t, b, rows, cols, v);
+          ASSERT_EQ(check_one(name, in, gate::kCfgs[1], mx::Packing::packed), "")
+              << name << " " << mx::in_type_name(t) << " split " << split << " max at " << spot;
+        }
+        for (float fill : {0.0f, __builtin_nanf("")}) {
+          const gate::Input in = from_f32(t, b, rows, cols, std::vector<float>(static_cast<std::size_t>(n), fill));
+          ASSERT_EQ(check_one(name, in, gate::kCfgs[0], mx::Packing::packed), "")
+              << name << " " << mx::in_type_name(t) << " split " << split << " all " << fill;
+        }
+      }
+    }
+  }
+}
+
+// compute-sanitizer subset (GpuGateSanitizer.*): the one-pass kernel with
+// kept, read-again and ragged items, and at the decode shape.
+TEST(GpuGateSanitizer, Nvfp4OnePass) {
+  REQUIRE_GPU();
+  mxk::set_poison_check(false);  // one launch each under the sanitizers
+  struct Reset {
+    ~Reset() {
+      mxk::set_poison_check(true);
+      mxk::set_work_split(0);
+    }
+  } reset;
+  for (const char* name : {"nvfp4", "nvfp4:torchao"}) {
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
+      const gate::Input small = gate::make_input(gate::Dist::special, t, 2, 5, 9260, mx::Fmt::e2m1, 9500);
+      for (const int split : {0, 4}) {
+        mxk::set_work_split(split);
+        ASSERT_EQ(check_one(name, small, gate::kCfgs[0], mx::Packing::packed), "") << name << " split " << split;
+      }
+      mxk::set_work_split(0);
+      const gate::Input decode = gate::make_input(gate::Dist::special, t, 1, 128, 7168, mx::Fmt::e2m1, 9501);
+      ASSERT_EQ(check_one(name, decode, gate::kCfgs[1], mx::Packing::packed), "") << name << " decode";
+    }
+  }
+}
