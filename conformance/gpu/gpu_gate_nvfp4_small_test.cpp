@@ -6,7 +6,9 @@
 // beyond the kept ones (read again: forced by mxk::set_work_split), warps
 // with no item (tensors smaller than a CTA's span), the global amax from
 // every CTA's slot (one nonzero element at a time, all zeros, all NaN), and
-// shapes either side of the one-pass limit. Every input type, both NVFP4
+// shapes either side of the one-pass limit, a quantize captured into a CUDA
+// graph (the two passes) between direct launches on the same stream (the
+// one-pass kernel's per-stream slots). Every input type, both NVFP4
 // orders, both rowwise layouts, both packings; outputs poisoned (the gate
 // turns the poison check on).
 #include <gtest/gtest.h>
@@ -16,6 +18,9 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime_api.h>
+
+#include "common/launch.hpp"
 #include "gpu_gate.hpp"
 #include "gpu_gate_cases.hpp"
 #include "mx/convert.hpp"
@@ -159,6 +164,73 @@ TEST(GpuGateNvfp4Small, AmaxFromEverySlotBytesEqualReference) {
         }
       }
     }
+  }
+}
+
+// The internal launcher on a stream of the test's own (kernels/common/
+// launch.hpp): a quantize captured into a graph takes the two passes (the
+// one-pass kernel's slot epochs would repeat in every replay), replayed
+// three times with direct (one-pass) launches on the same stream between
+// the replays; each result's bytes against the reference, outputs poisoned
+// before each launch.
+TEST(GpuGateNvfp4Small, GraphCaptureBytesEqualReference) {
+  REQUIRE_GPU();
+  namespace D = mxk::detail;
+  const std::int64_t M = 128, K = 7168;
+  for (const char* name : {"nvfp4", "nvfp4:torchao"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    const gate::Input in = gate::make_input(gate::Dist::special, mx::InType::bf16, 1, M, K, mx::Fmt::e2m1, 9600);
+    const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[0]);  // rowwise, dense scales: no padding bytes
+    const mx::Quantized want = mx::quantize(r, in.view(), o);
+    void *x = nullptr, *data = nullptr, *scales = nullptr, *gam = nullptr;
+    ASSERT_EQ(cudaMalloc(&x, in.bytes.size()), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&data, want.data.size()), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&scales, want.scales.size()), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&gam, 4), cudaSuccess);
+    struct Free {
+      void** p[4];
+      ~Free() {
+        for (void** q : p) cudaFree(*q);
+      }
+    } free_all{{&x, &data, &scales, &gam}};
+    ASSERT_EQ(cudaMemcpy(x, in.bytes.data(), in.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    D::QuantLaunch q;
+    q.recipe = r;
+    q.in = mx::InType::bf16;
+    q.x = x;
+    q.M = M;
+    q.K = K;
+    q.do_row = true;
+    q.row = {static_cast<std::uint8_t*>(data), static_cast<std::uint8_t*>(scales), mx::ScaleLayout::dense, false};
+    q.gamax = static_cast<std::uint32_t*>(gam);
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t ge = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    D::launch_quantize(q, s);
+    ASSERT_EQ(cudaStreamEndCapture(s, &g), cudaSuccess);
+    ASSERT_EQ(cudaGraphInstantiate(&ge, g, 0), cudaSuccess);
+    for (int rep = 0; rep < 6; ++rep) {
+      const int poison = rep % 2 == 0 ? mxk::kPoison : mxk::kPoison2;
+      ASSERT_EQ(cudaMemsetAsync(data, poison, want.data.size(), s), cudaSuccess);
+      ASSERT_EQ(cudaMemsetAsync(scales, poison, want.scales.size(), s), cudaSuccess);
+      ASSERT_EQ(cudaMemsetAsync(gam, poison, 4, s), cudaSuccess);
+      if (rep % 2 == 0) {
+        ASSERT_EQ(cudaGraphLaunch(ge, s), cudaSuccess);
+      } else {
+        D::launch_quantize(q, s);
+      }
+      ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+      mx::Quantized got = want;
+      ASSERT_EQ(cudaMemcpy(got.data.data(), data, want.data.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(got.scales.data(), scales, want.scales.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(&got.global_amax_bits, gam, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(gate::diff_quantized(got, want), "") << name << (rep % 2 == 0 ? " graph replay " : " direct launch ") << rep;
+    }
+    cudaGraphExecDestroy(ge);
+    cudaGraphDestroy(g);
+    cudaStreamDestroy(s);
   }
 }
 

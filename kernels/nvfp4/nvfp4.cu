@@ -19,8 +19,8 @@ static void nvfp4_order(const QuantLaunch& q, cudaStream_t s) {
 
 void launch_nvfp4(const QuantLaunch& q, cudaStream_t s) {
   if (q.gamax == nullptr) throw mx::InvalidArgument("nvfp4 device quantize needs a global-amax scratch buffer");
-  // the one-pass kernel zeroes and computes the amax itself
-  if (!(q.do_row && !q.do_col && nvfp4_one_pass(q.batch * q.M * q.K))) launch_amax(q.in, q.x, q.batch * q.M * q.K, q.gamax, s);
+  // the one-pass kernel computes the amax itself
+  if (!(q.do_row && !q.do_col && nvfp4_one_pass(q.batch * q.M * q.K, s))) launch_amax(q.in, q.x, q.batch * q.M * q.K, q.gamax, s);
   if (q.recipe.nvfp4 == mx::Nvfp4Order::torchao) {
     nvfp4_order<1>(q, s);
   } else {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# one.sh - run 10 one (issue 9, NVFP4 at the decode shape 128x7168): ONE
+# one.sh - run 10 one (issue 9, NVFP4 at the decode shape 128x7168): one
 # device call. Builds main's tree (mxbench) and main + the overlay
 # .devrun/one/overlay (mx_gpu_gate + mxbench) in parallel, -j8 each, sm_90a,
 # and the stamped scratch probe (stamps.cu); times both mxbench binaries

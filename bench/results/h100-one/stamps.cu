@@ -5,10 +5,11 @@
 //        bench/results/h100-one/stamps.cu -o stamps
 // The kernel (kernels/nvfp4/one_pass.cuh, stamps compiled in) records per
 // CTA: globaltimer at entry/exit, clock64 after entry, after the loads and
-// the CTA's amax (slot written), after the grid barrier, after the slot
-// reduction and Q::prepare, after the quantize. Also: event time per launch
+// the CTA's amax (slot published), after the polls of every slot, after
+// Q::prepare, after the quantize. Also: event time per launch
 // (as mxbench: a pair of events around each launch, median) beside the D2D
-// copy of the same bytes, with and without the stamps' cost.
+// copy of the same bytes; the same kernel as a plain launch, and with
+// 4-warp CTAs.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -100,9 +101,45 @@ void run(std::int64_t M, std::int64_t K, int split, cudaStream_t s) {
     const int b = i % nbuf;
     detail::launch_nvfp4_one_pass<In, Q>(static_cast<const In*>(X[b]), params(b), nch, s);
   };
+  // the same kernel with nw warps per CTA, as a cooperative or a plain
+  // launch (a probe of the launch's cost only: nothing else runs on the GPU
+  // here and the grid is capped by the occupancy, so every CTA is resident)
+  auto launch_var = [&](int i, int nwv, bool coop) {
+    const int b = i % nbuf;
+    int devi = 0, per_sm = 0;
+    cudaGetDevice(&devi);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dev::k_nvfp4_one_pass<In, Q>, 32 * nwv, 0);
+    const std::int64_t cap = std::int64_t{per_sm} * detail::device_sm_count();
+    const std::int64_t per_warp = std::max(split, 1);
+    const std::int64_t g = std::min<std::int64_t>((M * nch + nwv * per_warp - 1) / (nwv * per_warp), cap);
+    unsigned long long sid = 0;
+    cudaStreamGetId(s, &sid);
+    const detail::OnePassSlots::Use u = detail::one_pass_slots().get(devi, sid, 1024, s);
+    const In* xb = static_cast<const In*>(X[b]);
+    const dev::Params pb = params(b);
+    std::uint32_t* gb = static_cast<std::uint32_t*>(G[b]);
+    if (!coop) {
+      dev::k_nvfp4_one_pass<In, Q><<<static_cast<unsigned>(g), 32 * nwv, 0, s>>>(xb, pb, nch, u.slots, u.epoch, gb);
+      return;
+    }
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(static_cast<unsigned>(g));
+    cfg.blockDim = dim3(static_cast<unsigned>(32 * nwv));
+    cfg.stream = s;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeCooperative;
+    at[0].val.cooperative = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    detail::check(cudaLaunchKernelEx(&cfg, dev::k_nvfp4_one_pass<In, Q>, xb, pb, nch, u.slots, u.epoch, gb), "variant launch");
+  };
   auto copy = [&](int i) { cudaMemcpyAsync(Y[i % nbuf], X[i % nbuf], n * 2, cudaMemcpyDeviceToDevice, s); };
   const float tc = median_us(copy, 400, s);
   const float tk = median_us(launch, 400, s);
+  const float tp = median_us([&](int i) { launch_var(i, 8, false); }, 400, s);
+  const float t4 = median_us([&](int i) { launch_var(i, 4, true); }, 400, s);
+  const float t4p = median_us([&](int i) { launch_var(i, 4, false); }, 400, s);
+  const float tk2 = median_us(launch, 400, s);
   const float tc2 = median_us(copy, 400, s);
   // one more launch for the stamps (after the timed ones: warm)
   const std::int64_t items = M * nch;
@@ -137,11 +174,12 @@ void run(std::int64_t M, std::int64_t K, int split, cudaStream_t s) {
   };
   int clk = 0;
   cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, 0);
-  std::printf("%s %lldx%lld split %d grid %lld: copy %.2f / %.2f us, one-pass (stamped) %.2f us event time\n",
+  std::printf("%s %lldx%lld split %d grid %lld: copy %.2f / %.2f us, one-pass (stamped) cooperative %.2f / %.2f us, "
+              "plain launch %.2f us; 4-warp CTAs cooperative %.2f / plain %.2f us (event time)\n",
               ORDER == 0 ? "nvfp4 TE" : "nvfp4 torchao", static_cast<long long>(M), static_cast<long long>(K), split,
-              static_cast<long long>(grid), tc, tc2, tk);
-  std::printf("  per-CTA median cycles (20 launches' medians): loads+CTA amax %.0f (max CTA %.0f), barrier %.0f, "
-              "slots+prepare %.0f, quantize %.0f; kernel span (globaltimer, first entry to last exit) %.0f ns; "
+              static_cast<long long>(grid), tc, tc2, tk, tk2, tp, t4, t4p);
+  std::printf("  per-CTA median cycles (20 launches' medians): loads+CTA amax %.0f (max CTA %.0f), polls %.0f, "
+              "prepare %.0f, quantize %.0f; kernel span (globaltimer, first entry to last exit) %.0f ns; "
               "max clock %d kHz\n",
               med(ph[0]), med(ph[5]), med(ph[1]), med(ph[2]), med(ph[3]), med(ph[4]), clk);
   for (int b = 0; b < nbuf; ++b) {
