@@ -98,9 +98,9 @@ void launch_rowwise_ring(const In* x, const dev::Params& p, std::int64_t nch, in
 // NVFP4 rowwise in one launch (nvfp4/one_pass.cuh) for tensors of at most
 // kNvfp4OnePassMaxElems elements (g_nvfp4_pass forces either way), except
 // while `s` is being captured into a graph: the one-pass kernel's slots are
-// per stream with a per-launch epoch (below), which every replay of a graph
-// would repeat, so a captured quantize takes the two passes (memset, k_amax,
-// quantize: no state between launches).
+// per stream (below), which a graph's replays on other streams would share,
+// so a captured quantize takes the two passes (memset, k_amax, quantize: no
+// state between launches).
 inline bool nvfp4_one_pass(std::int64_t n, cudaStream_t s) {
   const int f = g_nvfp4_pass.load();
   if (!(n > 0 && (f == 2 || (f == 0 && n <= dev::kNvfp4OnePassMaxElems)))) return false;
@@ -109,40 +109,29 @@ inline bool nvfp4_one_pass(std::int64_t n, cudaStream_t s) {
   return st == cudaStreamCaptureStatusNone;
 }
 
-// The one-pass kernel's slots (64-bit: epoch << 32 | a CTA's max of |x|;
-// nvfp4/one_pass.cuh), one zeroed device buffer per (device, stream),
-// allocated on the first launch there and kept, with a launch counter: each
-// launch gets the next nonzero 32-bit epoch, so a slot holding it can only
-// have been written by that launch (after 2^32 - 1 launches on a stream the
-// buffer is zeroed again, stream-ordered, and the epochs start over).
-// Launches on one stream run one after the other, so no two grids poll one
-// buffer at once. Streams are told apart by cudaStreamGetId (unique for the
-// process's lifetime; a handle can be reused). Never in a graph
-// (nvfp4_one_pass). The buffers are freed at exit (before the CUDA
-// runtime's own teardown: this object is built after the runtime is
-// initialized).
+// The one-pass kernel's per-CTA partial maxima (one float per CTA), one
+// device buffer per (device, stream), allocated on the first launch there
+// and kept: launches on one stream run one after the other, so no two grids
+// use a buffer at once, and nothing in it needs zeroing (each grid writes
+// its slots before its barrier and reads them after). Streams are told
+// apart by cudaStreamGetId (unique for the process's lifetime; a handle can
+// be reused). Never in a graph (nvfp4_one_pass): replays on other streams
+// would share the capture stream's buffer. The buffers are freed at exit
+// (before the CUDA runtime's own teardown: this object is built after the
+// runtime is initialized).
 class OnePassSlots {
  public:
-  struct Use {
-    unsigned long long* slots;
-    std::uint32_t epoch;
-  };
-  Use get(int dev, unsigned long long sid, std::size_t n, cudaStream_t s) {
+  float* get(int dev, unsigned long long sid, std::size_t n) {
     std::lock_guard<std::mutex> lock(mu_);
     Buf& b = bufs_[{dev, sid}];
     if (b.n < n) {
       if (b.p != nullptr) check(cudaFree(b.p), "cudaFree (nvfp4 one-pass slots)");  // waits for the device
       b.p = nullptr;
       b.n = 0;
-      check(cudaMalloc(reinterpret_cast<void**>(&b.p), n * sizeof(unsigned long long)), "cudaMalloc (nvfp4 one-pass slots)");
+      check(cudaMalloc(reinterpret_cast<void**>(&b.p), n * sizeof(float)), "cudaMalloc (nvfp4 one-pass slots)");
       b.n = n;
-      b.epoch = 0;
     }
-    if (++b.epoch == 0x100000000ull || b.epoch == 1) {  // a new buffer, or the epochs wrapped
-      check(cudaMemsetAsync(b.p, 0, b.n * sizeof(unsigned long long), s), "cudaMemsetAsync (nvfp4 one-pass slots)");
-      b.epoch = 1;
-    }
-    return {b.p, static_cast<std::uint32_t>(b.epoch)};
+    return b.p;
   }
   ~OnePassSlots() {
     for (auto& [key, b] : bufs_) {
@@ -152,9 +141,8 @@ class OnePassSlots {
 
  private:
   struct Buf {
-    unsigned long long* p = nullptr;
+    float* p = nullptr;
     std::size_t n = 0;
-    std::uint64_t epoch = 0;  // the last epoch handed out
   };
   std::mutex mu_;
   std::map<std::pair<int, unsigned long long>, Buf> bufs_;
@@ -182,9 +170,11 @@ int one_pass_ctas_per_sm(int dev) {
 
 // A cooperative launch: one item per warp (mxk::set_work_split(n): n items
 // per warp, so that the gate reaches the items not kept in registers),
-// capped by the CTAs that fit on the device at once (the polls of the slots
-// need every CTA resident; cudaLaunchKernelEx refuses a cooperative grid
-// that does not fit). Measured on the H100 at 128x7168 bf16: bench/results/README.md, run 10 one.
+// capped by the CTAs that fit on the device at once (grid.sync() needs every
+// CTA resident; cudaLaunchKernelEx refuses a cooperative grid that does not
+// fit; the cooperative attribute measured no slower than a plain launch:
+// bench/results/h100-one/call2/stamps.txt). Measured on the H100 at
+// 128x7168 bf16: bench/results/README.md, run 10 one.
 template <class In, class Q>
 void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, cudaStream_t s) {
   const std::int64_t items = p.batch * p.M * nch;
@@ -197,7 +187,7 @@ void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, 
   const std::int64_t grid = std::max<std::int64_t>(1, std::min<std::int64_t>((items + nw * per_warp - 1) / (nw * per_warp), cap));
   unsigned long long sid = 0;
   check(cudaStreamGetId(s, &sid), "cudaStreamGetId");
-  const OnePassSlots::Use u = one_pass_slots().get(devi, sid, static_cast<std::size_t>(cap), s);
+  float* slots = one_pass_slots().get(devi, sid, static_cast<std::size_t>(cap));
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(static_cast<unsigned>(32 * nw));
@@ -209,8 +199,7 @@ void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, 
   cfg.attrs = at;
   cfg.numAttrs = 1;
   // the amax word is the caller's writable scratch (QuantLaunch::gamax): the kernel writes the global amax there
-  check(cudaLaunchKernelEx(&cfg, dev::k_nvfp4_one_pass<In, Q>, x, p, nch, u.slots, u.epoch,
-                           const_cast<std::uint32_t*>(p.gamax)),
+  check(cudaLaunchKernelEx(&cfg, dev::k_nvfp4_one_pass<In, Q>, x, p, nch, slots, const_cast<std::uint32_t*>(p.gamax)),
         "nvfp4 one-pass kernel launch (cooperative)");
 }
 

@@ -1,12 +1,13 @@
 // one_pass.cuh - NVFP4 rowwise quantize of a small tensor in one launch
 // (SPEC C5): the global amax and the quantize of two passes (amax.cuh, then
-// rowwise.cuh) in one cooperative kernel, one grid-wide exchange between
-// them (per-CTA slots: one_pass_grid_max). For small tensors (decode
-// shapes) the launches and round trips, not the bytes, are most of the
-// time: memset + k_amax + quantize become one launch, and each warp keeps
-// the input it reduced in registers across the exchange instead of reading
-// it again.
+// rowwise.cuh) in one cooperative kernel with one grid-wide barrier between
+// them. For small tensors (decode shapes) the launches and round trips, not
+// the bytes, are most of the time: memset + k_amax + quantize become one
+// launch, and each warp keeps the input it reduced in registers across the
+// barrier instead of reading it again.
 #pragma once
+
+#include <cooperative_groups.h>
 
 #include "common/rowwise.cuh"
 #include "nvfp4/amax.cuh"
@@ -33,9 +34,6 @@ constexpr int kOnePassU = 2;
 // holds enough warps; an H100 (2112 warps) holds any one-pass bf16 tensor in
 // two items per warp). A warp's items after these are read again from L2.
 constexpr int kOnePassKeep = 2;
-// Slot loads in flight per lane while polling (8: a grid of up to 256 CTAs
-// in one round; every warp polls every slot, so no CTA barrier follows)
-constexpr int kOnePassPollLoads = 8;
 
 template <class In>
 struct OnePassShape {
@@ -151,8 +149,7 @@ __device__ __forceinline__ void one_pass_full_quant(const uint4 (&w)[OnePassShap
 
 #ifdef MXK_ONE_PASS_STAMPS
 // Scratch builds only (bench/results/h100-one/stamps.cu): per CTA, thread
-// 0's globaltimer at entry (0) and exit (6), clock64 at entry (1), after
-// publishing (2), after the polls (3), after Q::prepare (4), at exit (5).
+// 0's globaltimer at entry (0) and exit (6), clock64 at each phase boundary (1-5).
 __device__ unsigned long long g_one_pass_stamps[1024][8];
 __device__ __forceinline__ void one_pass_stamp(int i, bool gtime) {
   if (threadIdx.x != 0 || blockIdx.x >= 1024) return;
@@ -169,62 +166,26 @@ __device__ __forceinline__ void one_pass_stamp(int i, bool gtime) {
 #define MXK_OP_STAMP(i) (void)0
 #endif
 
-// The cross-CTA exchange: 64-bit slots, (epoch << 32) | fp32 bits of a
-// CTA's max of |x|. The launcher gives every launch on a slot buffer its own
-// nonzero epoch (launch_impl.cuh), so a slot holding the launch's epoch was
-// written by this grid: publishing the slot and polling the others is the
-// grid barrier and the reduction in one L2 round trip (no counter, no
-// atomics, nothing to zero between launches). Relaxed gpu-scope accesses
-// (PTX ISA, memory consistency model: morally strong, so a poll eventually
-// sees the store); no other data passes between CTAs, so no fence is needed.
-__device__ __forceinline__ void one_pass_publish(unsigned long long* s, unsigned long long v) {
-  asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(s), "l"(v) : "memory");
-}
-__device__ __forceinline__ unsigned long long one_pass_poll(const unsigned long long* s) {
-  unsigned long long v;
-  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(s) : "memory");
-  return v;
-}
-// The max over the grid's slots, in every lane of the calling warp: each lane
-// polls slots lane, lane + 32, ... (up to kOnePassPollLoads loads in flight).
-__device__ __forceinline__ float one_pass_grid_max(const unsigned long long* slots, int nslots, uint32_t epoch,
-                                                   int lane) {
-  float g = 0.0f;
-  for (int base = 0; base < nslots; base += 32 * kOnePassPollLoads) {
-    unsigned long long v[kOnePassPollLoads];
-#pragma unroll
-    for (int j = 0; j < kOnePassPollLoads; ++j) {
-      const int i = base + j * 32 + lane;
-      v[j] = i < nslots ? one_pass_poll(slots + i) : 0ull;
-    }
-#pragma unroll
-    for (int j = 0; j < kOnePassPollLoads; ++j) {
-      const int i = base + j * 32 + lane;
-      if (i < nslots) {
-        while (static_cast<uint32_t>(v[j] >> 32) != epoch) v[j] = one_pass_poll(slots + i);
-        g = fmaxf(g, __uint_as_float(static_cast<uint32_t>(v[j])));
-      }
-    }
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) g = fmaxf(g, __shfl_xor_sync(0xFFFFFFFFu, g, o));
-  return g;
-}
-
-// Cooperative launch: every CTA resident (the launcher caps the grid by the
-// occupancy; cudaLaunchKernelEx refuses a cooperative grid that does not
-// fit), which the polls in one_pass_grid_max need. Global warp gw of nw
-// converts items gw, gw + nw, ... (all warps cover consecutive chunks at
-// each step); the first kOnePassKeep stay in registers.
+// Cooperative launch (every CTA resident: the launcher caps the grid by the
+// occupancy). Global warp gw of nw converts items gw, gw + nw, ... (all
+// warps cover consecutive chunks at each step); the first kOnePassKeep stay
+// in registers.
 //  1. every item's lane words are loaded (the kept ones all at once, before
-//     any is used); the CTA's max of |x| is published in slots[blockIdx.x];
-//  2. every warp polls all the slots (the barrier) and reduces them; CTA 0
-//     writes the global amax bits to gamax (the caller reads them);
-//  3. the kept items are quantized from registers, the rest read again.
+//     any is used), the CTA's max of |x| goes to slots[blockIdx.x];
+//  2. one grid barrier (CUDA cooperative groups: grid.sync() orders the
+//     memory accesses of the grid around it);
+//  3. every CTA reduces all the slots itself (nothing to zero, no atomics)
+//     and CTA 0 writes the global amax bits to gamax (the caller reads them);
+//  4. the kept items are quantized from registers, the rest read again.
+// (Measured slower on the H100: every warp polling (epoch, max) slots that
+// each CTA publishes, instead of grid.sync() and one read of the slots:
+// 13,100 cycles per CTA for the polls against 2,860 + 1,160 here, 22.3 us
+// against 9.5 us at 128x7168: 1,792 warps polling the same 224 slots queue
+// in L2. bench/results/h100-one/call2.)
 template <class In, class Q>
 __global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
-    k_nvfp4_one_pass(const In* __restrict__ x, Params p, int64_t nch, unsigned long long* slots, uint32_t epoch,
-                     uint32_t* gamax) {
+    k_nvfp4_one_pass(const In* __restrict__ x, Params p, int64_t nch, float* slots, uint32_t* gamax) {
+  namespace cg = cooperative_groups;
   using S = OnePassShape<In>;
   constexpr int KEEP = kOnePassKeep;
 #ifdef MXK_ONE_PASS_STAMPS
@@ -257,7 +218,7 @@ __global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
       m = one_pass_ragged_amax<In>(x, p, row[k], col[k], lane, m);
     }
   }
-  for (int64_t it = gw + KEEP * nw; it < items; it += nw) {  // not kept: read again in 3.
+  for (int64_t it = gw + KEEP * nw; it < items; it += nw) {  // not kept: read again in 4.
     int64_t r, c;
     item_rc(it, items, nch, r, c);
     if (one_pass_full<In>(p, c)) {
@@ -271,26 +232,45 @@ __global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
   __shared__ float wmax[32];
+  __shared__ uint32_t gbits;
   if (lane == 0) wmax[threadIdx.x >> 5] = m;
   __syncthreads();
   if (threadIdx.x < 32) {
     m = threadIdx.x < (blockDim.x >> 5) ? wmax[threadIdx.x] : 0.0f;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-    // m >= 0, never NaN: its bits order like the values
-    if (threadIdx.x == 0) one_pass_publish(slots + blockIdx.x, (static_cast<unsigned long long>(epoch) << 32) | __float_as_uint(m));
+    if (threadIdx.x == 0) slots[blockIdx.x] = m;  // >= 0, never NaN
   }
   MXK_OP_STAMP(2);
-  // ---- 2. the barrier and the global amax (0 when every element is 0 or
-  // NaN, as k_amax's atomicMax into a zeroed word leaves it)
-  uint32_t gbits = __float_as_uint(one_pass_grid_max(slots, static_cast<int>(gridDim.x), epoch, lane));
-  if (blockIdx.x == 0 && threadIdx.x == 0) *gamax = gbits;
+  // ---- 2. the barrier
+  cg::this_grid().sync();
   MXK_OP_STAMP(3);
+  // ---- 3. the global amax from the slots (L2: __ldcg, written in this grid)
+  float g = 0.0f;
+  for (int i = static_cast<int>(threadIdx.x); i < static_cast<int>(gridDim.x); i += static_cast<int>(blockDim.x)) {
+    g = fmaxf(g, __ldcg(slots + i));
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) g = fmaxf(g, __shfl_xor_sync(0xFFFFFFFFu, g, o));
+  if (lane == 0) wmax[threadIdx.x >> 5] = g;  // wmax's last reads were before the barrier
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    g = threadIdx.x < (blockDim.x >> 5) ? wmax[threadIdx.x] : 0.0f;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) g = fmaxf(g, __shfl_xor_sync(0xFFFFFFFFu, g, o));
+    // non-negative fp32 values order like their bit patterns; 0 when every
+    // element is 0 or NaN, as k_amax's atomicMax into a zeroed word leaves it
+    if (threadIdx.x == 0) {
+      gbits = __float_as_uint(g);
+      if (blockIdx.x == 0) *gamax = gbits;
+    }
+  }
+  __syncthreads();
   Params pg = p;
   pg.gamax = &gbits;  // Q::prepare reads the amax through p.gamax
   const typename Q::State st = Q::prepare(pg);
   MXK_OP_STAMP(4);
-  // ---- 3. quantize
+  // ---- 4. quantize
 #pragma unroll
   for (int k = 0; k < KEEP; ++k) {
     if (full[k]) {

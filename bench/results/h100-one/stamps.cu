@@ -5,8 +5,10 @@
 //        bench/results/h100-one/stamps.cu -o stamps
 // The kernel (kernels/nvfp4/one_pass.cuh, stamps compiled in) records per
 // CTA: globaltimer at entry/exit, clock64 after entry, after the loads and
-// the CTA's amax (slot published), after the polls of every slot, after
-// Q::prepare, after the quantize. Also: event time per launch
+// the CTA's amax (slot written), after the grid barrier, after the slot
+// reduction and Q::prepare, after the quantize. (Call 2 ran the version
+// of this file for the polled-slot kernel: "polls" = barrier + slot reads,
+// "prepare" = Q::prepare only.) Also: event time per launch
 // (as mxbench: a pair of events around each launch, median) beside the D2D
 // copy of the same bytes; the same kernel as a plain launch, and with
 // 4-warp CTAs.
@@ -114,12 +116,12 @@ void run(std::int64_t M, std::int64_t K, int split, cudaStream_t s) {
     const std::int64_t g = std::min<std::int64_t>((M * nch + nwv * per_warp - 1) / (nwv * per_warp), cap);
     unsigned long long sid = 0;
     cudaStreamGetId(s, &sid);
-    const detail::OnePassSlots::Use u = detail::one_pass_slots().get(devi, sid, 1024, s);
+    float* slots = detail::one_pass_slots().get(devi, sid, 1024);
     const In* xb = static_cast<const In*>(X[b]);
     const dev::Params pb = params(b);
     std::uint32_t* gb = static_cast<std::uint32_t*>(G[b]);
     if (!coop) {
-      dev::k_nvfp4_one_pass<In, Q><<<static_cast<unsigned>(g), 32 * nwv, 0, s>>>(xb, pb, nch, u.slots, u.epoch, gb);
+      dev::k_nvfp4_one_pass<In, Q><<<static_cast<unsigned>(g), 32 * nwv, 0, s>>>(xb, pb, nch, slots, gb);
       return;
     }
     cudaLaunchConfig_t cfg{};
@@ -131,7 +133,7 @@ void run(std::int64_t M, std::int64_t K, int split, cudaStream_t s) {
     at[0].val.cooperative = 1;
     cfg.attrs = at;
     cfg.numAttrs = 1;
-    detail::check(cudaLaunchKernelEx(&cfg, dev::k_nvfp4_one_pass<In, Q>, xb, pb, nch, u.slots, u.epoch, gb), "variant launch");
+    detail::check(cudaLaunchKernelEx(&cfg, dev::k_nvfp4_one_pass<In, Q>, xb, pb, nch, slots, gb), "variant launch");
   };
   auto copy = [&](int i) { cudaMemcpyAsync(Y[i % nbuf], X[i % nbuf], n * 2, cudaMemcpyDeviceToDevice, s); };
   const float tc = median_us(copy, 400, s);
