@@ -7,26 +7,29 @@
 //   g++ -O2 -std=c++20 -ffp-contract=off -fopenmp kernels/nvfp4/nvfp4_math_check.cpp -o /tmp/nvfp4_math_check
 //   /tmp/nvfp4_math_check     # both mismatch counts must be 0
 //
-// The element quotient x / total for NARROW inputs (bf16, f16:
-//    at most 11 significant bits) as q0 = min(RN(a * y), 16), y = RN(1/total),
-//    result fma(fma(-q0, total, a), y, q0) on a = |x| (Markstein's step on q0
-//    directly; q0 is not always within one ulp, so the theorem alone does not
-//    cover it: this check does). In the fast range (total in [2^-64, 2^64],
-//    a / total in [2^-30, 16)) every step scales exactly by powers of two, so
-//    the result depends only on the significands of a and total and on the
-//    exponent difference. The recipe's totals RN(pts * decode(s)), pts =
-//    RN(G / 2688), have significands fixed by G's significand and s's
-//    significand (8 values; the subnormal ue4m3 decodes have the same ones):
-//    with G a NARROW value (G is an input element) that is at most
-//    1024 x 8 divisor significands. Checked: every such divisor b in [1, 2)
-//    (also scaled by 2^60 and 2^-60) x every 11-bit significand a x every
-//    exponent with a / b in [2^-7, 2^6): the result's bits equal RN(a / b) and
-//    the e2m1 codes (clamp to 6, RNE, SPEC C2) equal. Quotients below 2^-7 or
-//    above 2^6 give code 0 / 7 on both sides (the result is within one ulp
-//    plus a relative 2^-22 of a / b, far from 0.25 and 5), and the special
-//    cases (x NaN, Inf, zero, subnormal, a / total < 2^-30 or >= 16) are the
-//    ones Nvfp4Q's comment argues for the two-step sequence, unchanged here
-//    (the cap at 16 is on q0).
+// The element quotient x / total for NARROW inputs (bf16, f16: at most 11
+// significant bits) as three instructions on the signed x: q0 = RN(x * y),
+// y = RN(1/total), r = RD(x - q0 * total) (fma.rm), result RN(q0 + r * y)
+// (Markstein's step on q0 directly; q0 is not always within one ulp, so the
+// theorem alone does not cover it: this check does). In the fast range
+// (total in [2^-64, 2^64]) every step scales exactly by powers of two for
+// normal x, so the result depends only on the significands of x and total
+// and on the exponent difference. The recipe's totals RN(pts * decode(s)),
+// pts = RN(G / 2688), have significands fixed by G's significand and s's
+// (8 values; the subnormal ue4m3 decodes have the same ones): with G a
+// NARROW value (G is an input element) that is at most 1024 x 8 divisor
+// significands (6,277 distinct). Checked:
+//  1. every such divisor b in [1, 2) (also scaled by 2^60 and 2^-60) x every
+//     11-bit significand x every exponent with |x| / b in [2^-8, 2^7) x both
+//     signs: the result's bits equal RN(x / b) wherever |x / b| < 16, and the
+//     e2m1 codes (clamp to +-6, RNE, SPEC C2) equal everywhere;
+//  2. every bf16 and every f16 pattern (zeros, subnormals, every exponent,
+//     NaN; not Inf, which never reaches the kernel's fast path) x every such
+//     divisor at scales 2^0, 2^+-20, 2^+-60, where |x / b| < 16 (the kernel
+//     sees |x| / total <= ~6.4): codes equal and the result's sign is x's.
+// Rounding the remainder down makes an exact zero remainder -0 (IEEE: an
+// exact zero sum rounds to -0 downward unless both addends are +0), so
+// x = -0 gives -0 and +0 gives +0: no sign step in the kernel.
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
