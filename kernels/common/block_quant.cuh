@@ -316,13 +316,35 @@ struct Nvfp4Q {
   static constexpr int SHIFT8 = 2;
   static constexpr bool kNvfp4ExactDiv = MXK_NVFP4_EXACT_DIV != 0;
   static constexpr float kFastDivLo = 0x1p-64f, kFastDivHi = 0x1p64f;  // the fast path's totals
-  // RN(x / total) with y = RN(1/total) (fp32 bits in and out; see above)
+  // RN(x / total) with y = RN(1/total) (fp32 bits in and out; see above).
+  // NARROW (bf16, f16 inputs: x and the global amax G have at most 11
+  // significant bits), three instructions on the signed x: q0 = RN(x * y),
+  // r = RD(x - q0 * total) (fma.rm), result RN(q0 + r * y). This is
+  // Markstein's step on q0 directly, and q0 is not always within one ulp, so
+  // the theorem does not cover it: kernels/nvfp4/nvfp4_math_check.cpp checks
+  // it on every divisor significand the recipe can produce from such inputs
+  // (total = RN(RN(G / 2688) * decode(s))) against every 11-bit dividend
+  // significand of both signs at every exponent that matters (the bits are
+  // RN(x / total) wherever |x / total| < 16, the codes equal everywhere),
+  // and against every bf16 and f16 pattern (zeros, subnormals, NaN: codes
+  // and signs equal). The rounding down makes an exact zero remainder -0,
+  // so x = -0 gives -0 (and +0 gives +0) without a sign step. No cap: in
+  // this path x is finite (an infinite x makes G, so per_tensor_scale and
+  // every total, infinite: exact path) and |x| / total is about 6.4 at most
+  // (|x| <= block amax, s >= 2^-6 is a normal ue4m3 code).
+  template <bool NARROW>
   __device__ __forceinline__ static uint32_t quotient_rn(uint32_t xbits, float total, float y) {
-    const float ax = fabsf(__uint_as_float(xbits));
-    const float q0 = __fmul_rn(ax, y);
-    const float q1 = fminf(__fmaf_rn(__fmaf_rn(-q0, total, ax), y, q0), 16.0f);  // within 1 ulp
-    const float res = __fmaf_rn(__fmaf_rn(-q1, total, ax), y, q1);              // RN(ax / total)
-    return (__float_as_uint(res) & 0x7FFFFFFFu) | (xbits & 0x80000000u);
+    if constexpr (NARROW) {
+      const float x = __uint_as_float(xbits);
+      const float q0 = __fmul_rn(x, y);
+      return __float_as_uint(__fmaf_rn(__fmaf_rd(-q0, total, x), y, q0));
+    } else {
+      const float ax = fabsf(__uint_as_float(xbits));
+      const float q0 = __fmul_rn(ax, y);
+      const float q1 = fminf(__fmaf_rn(__fmaf_rn(-q0, total, ax), y, q0), 16.0f);  // within 1 ulp
+      const float res = __fmaf_rn(__fmaf_rn(-q1, total, ax), y, q1);              // RN(ax / total)
+      return (__float_as_uint(res) & 0x7FFFFFFFu) | (xbits & 0x80000000u);
+    }
   }
   struct State {
     float a, b;  // TE: s_dec, s_enc * fp32(1/6); torchao: per_tensor_scale, unused
@@ -341,7 +363,12 @@ struct Nvfp4Q {
     return st;
   }
   // The ue4m3 scale of the lane's block and its 8 values scaled for the
-  // e2m1 encode (fp32 bits).
+  // e2m1 encode (fp32 bits). The ue4m3 encode and decode are the sm_89+
+  // conversions (encode_ue4m3_fast: equal to encode_ue4m3 for v >= 0 and
+  // NaN; its saturation also does torchao's upper clamp to 448: every v >
+  // 448 and +Inf gives 0x7E either way). TE's 1 / denom is __frcp_rn (the
+  // same correctly rounded reciprocal as __fdiv_rn(1, denom)).
+  template <bool NARROW>
   __device__ __forceinline__ static uint32_t scaled(const uint32_t (&v)[8], int n, const State& st, uint32_t (&xb)[8]) {
     float m = 0.0f;
 #pragma unroll
@@ -350,24 +377,25 @@ struct Nvfp4Q {
     uint32_t s;
     if (ORDER == 0) {
       const float s_dec = st.a;
-      s = encode_ue4m3(__fmul_rn(m, st.b));
-      const float denom = __fmul_rn(decode_e4m3_mag(s), s_dec);
-      const float mult = fminf(__fdiv_rn(1.0f, denom), FLT_MAX);
+      s = encode_ue4m3_fast(__fmul_rn(m, st.b));  // m * b >= 0, never NaN
+      const float denom = __fmul_rn(decode_ue4m3_fast(s), s_dec);
+      const float mult = fminf(__frcp_rn(denom), FLT_MAX);
 #pragma unroll
       for (int i = 0; i < 8; ++i) xb[i] = __float_as_uint(__fmul_rn(__uint_as_float(v[i]), mult));
     } else {
       const float pts = st.a;
       const float bs = __fdiv_rn(m, 6.0f);
       float sc = __fdiv_rn(bs, pts);
-      if (!(sc != sc)) sc = sc < 0.015625f ? 0.015625f : (sc > 448.0f ? 448.0f : sc);
-      s = encode_ue4m3(sc);
-      const float total = __fmul_rn(pts, decode_e4m3_mag(s));
+      if (sc < 0.015625f) sc = 0.015625f;  // NaN passes (torch.clamp); the upper clamp: see above
+      s = encode_ue4m3_fast(sc);
+      const float total = __fmul_rn(pts, decode_ue4m3_fast(s));
       if (!kNvfp4ExactDiv && total >= kFastDivLo && total <= kFastDivHi) {  // NaN total: exact path
         // RN(x / total) without a division per element (see quotient_rn);
-        // the codes equal the exact path's (kernels/nvfp4/div_check.cpp)
+        // the codes equal the exact path's (kernels/nvfp4/div_check.cpp,
+        // nvfp4_math_check.cpp)
         const float y = __frcp_rn(total);
 #pragma unroll
-        for (int i = 0; i < 8; ++i) xb[i] = quotient_rn(v[i], total, y);
+        for (int i = 0; i < 8; ++i) xb[i] = quotient_rn<NARROW>(v[i], total, y);
       } else {
 #pragma unroll
         for (int i = 0; i < 8; ++i) {
@@ -379,24 +407,25 @@ struct Nvfp4Q {
     }
     return s;
   }
-  template <bool NARROW>  // unused: the scaled values are fp32 results
+  template <bool NARROW>  // picks the torchao quotient's sequence (the scaled values are fp32 results)
   __device__ __forceinline__ static uint32_t block(const uint32_t (&v)[8], int n, const Params& p, const State& st,
                                                    uint32_t (&codes)[8]) {
     (void)p;
     uint32_t xb[8];
-    const uint32_t s = scaled(v, n, st, xb);
+    const uint32_t s = scaled<NARROW>(v, n, st, xb);
     encode8<kE2M1, true>(xb, 0, codes);
 #pragma unroll
     for (int i = 0; i < 8; ++i) if (i >= n) codes[i] = 0;
     return s;
   }
-  template <class In>  // the scaled values are fp32 results whatever In is
+  template <class In>  // 16-bit In: NARROW (the scaled values are fp32 results whatever In is)
   __device__ __forceinline__ static uint32_t block_packed(const uint32_t (&v)[8], const uint4* raw, const Params& p,
                                                           const State& st, uint32_t (&w)[2]) {
     (void)p;
+    (void)raw;
     uint32_t xb[8];
-    const uint32_t s = scaled(v, 8, st, xb);
-    encode8_packed<kE2M1, true, float>(xb, 0, w, raw);
+    const uint32_t s = scaled<sizeof(In) == 2>(v, 8, st, xb);
+    encode8_packed_e2m1_prescaled(xb, w);
     return s;
   }
 };
