@@ -115,4 +115,31 @@ inline int w4_rs_cols(std::int64_t m, std::int64_t n, int sms) {
 // 16 x 2048 x 7168 (64).
 inline bool w4_rs_two_wg(std::int64_t blocks, int sms) { return 2 * blocks > sms; }
 
+// M <= 64 on the warp-level mma.sync (gemm_w4a16_mma.cu): D^T = B A^T, a warp
+// = 16 rows of B (widened in registers) x 8 NT rows of A (NT m16n8k16 mmas per
+// k16 step); a block = TR weight tiles x TG token groups sharing the staged
+// k-tiles (KT = 256) of packed B, scale codes and A; as many stages (<= 8) as
+// fit in SMEM bytes. Forms are named 100 TR + 10 TG + NT (decode_cols 2000 +
+// form forces one; 2000 = this kernel, form chosen by w4_mma_form).
+template <int TR_, int TG_, int NT_>
+struct W4Mma {
+  static constexpr int TR = TR_, TG = TG_, NT = NT_, KT = 256, SMEM = 220 * 1024;
+};
+// Blocks of 4 weight tiles where that still gives half the SMs a block (N =
+// 7168: 112 blocks), else one tile per block (N = 2048: 128 blocks of 16
+// rows); M > 16: 64 tokens per block, split over two warps per tile (2 x 4
+// mmas per step) where the blocks are few.
+inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
+  const bool wide = ((n + 15) / 16 + 3) / 4 >= sms / 2;
+  if (m <= 8) return wide ? 411 : 111;
+  if (m <= 16) return wide ? 412 : 112;
+  return wide ? 418 : 224;
+}
+// bn == 0, decode_cols == 0, M <= 64: the mma.sync kernel, else the wgmma
+// decode kernel (gemm_w4a16_decode.cu).
+inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
+  (void)m, (void)n, (void)k, (void)sms;
+  return true;
+}
+
 }  // namespace mxk::gemm::cfg
