@@ -22,7 +22,8 @@
 // 512, or bn 0 where packed rows of B are 16-byte multiples): W4a16RegisterA.
 // w4a16 M <= 64 on mma.sync (gemm_w4a16_mma.cu; decode_cols 2000 + form, and
 // bn 0 / decode_cols 0 where cfg::w4_mma_on picks it): every form (TR weight
-// tiles x TG token groups x NT n8 tiles), aligned (cp.async) and unaligned
+// tiles x TG token groups x NT n8 tiles; 3 producer warps + TG consumers),
+// aligned (cp.async) and unaligned
 // rows, K ragged against 16, 32 and the k-tile 256, rings that wrap, planted
 // specials, in-group cancellation, extreme scales (W4a16MmaKernel,
 // W4a16MmaCancellation, GemmGateSanitizer.W4a16Mma).
@@ -231,7 +232,7 @@ TEST(GemmGateSanitizer, W4a16Small) {
   run_w4({130, 136, 712, kDense, Fmt::bf16, false, 3, 0}, 17);  // warp-specialized, both rings wrap
 }
 
-// The mma.sync decode kernel (decode_cols 2000 + form 100 TR + 10 TG + NT):
+// The mma.sync decode kernel (decode_cols 2000 + form; cfg::W4Mma::FORM):
 // every form once; byte loads with K ragged against 16 and the k-tile; cp.async
 // with a ragged last k-tile; whole k-tiles; partial blocks in M and N; stage
 // rings that wrap (ST 8 for 16-row blocks of 8 tokens, 4 for 64 tokens).
@@ -240,11 +241,14 @@ TEST(GemmGateSanitizer, W4a16Mma) {
   run_w4({1, 40, 77, kDense, Fmt::fp32, true, 3, 0, 2111}, 21);     // byte loads, one ragged k-tile
   run_w4({3, 20, 2337, kTc, Fmt::bf16, false, 3, 0, 2111}, 22);     // 10 k-tiles over 8 stages, byte loads
   run_w4({5, 70, 300, kTc, Fmt::bf16, false, 3, 0, 2411}, 23);      // partial block of 4 tiles, ragged k-tile
-  run_w4({12, 64, 544, kDense, Fmt::fp32, true, 3, 0, 2112}, 24);   // cp.async, ragged last k-tile
+  run_w4({12, 64, 544, kDense, Fmt::fp32, true, 3, 0, 2812}, 24);   // producers/consumer, cp.async, ragged last k-tile
   run_w4({16, 100, 512, kTc, Fmt::bf16, true, 3, 0, 2412}, 25);     // cp.async, whole k-tiles
   run_w4({33, 40, 256, kDense, Fmt::fp32, false, 3, 0, 2224}, 26);  // 64-token block, 33 rows of A
   run_w4({64, 72, 1312, kTc, Fmt::bf16, true, 3, 0, 2418}, 27);     // 6 k-tiles over 4 stages
-  run_w4({40, 33, 1056, kDense, Fmt::fp32, false, 3, 0, 2142}, 28);  // 5 k-tiles over 4 stages, ragged
+  run_w4({40, 33, 1056, kDense, Fmt::fp32, false, 3, 0, 2824}, 28);  // 5 k-tiles over 4 stages, ragged
+  run_w4({1, 20, 2337, kTc, Fmt::bf16, true, 3, 0, 2811}, 29);     // producers/consumer: 10 k-tiles over 8 stages
+  run_w4({9, 40, 77, kDense, Fmt::fp32, false, 3, 0, 2821}, 30);     // two consumers, one ragged k-tile, byte loads
+  run_w4({16, 130, 1536, kTc, Fmt::bf16, false, 3, 0, 2812}, 31);   // 6 whole k-tiles over 5 stages
 }
 
 // The register-A kernel (gemm_w4a16_rs.cu, bn 512 forces it; packed rows of
@@ -361,7 +365,7 @@ TEST(GemmGate, W4a16DecodeKernel) {  // bn 0, M <= 64: every width of A rows per
 TEST(GemmGate, W4a16MmaKernel) {  // bn 0, M <= 64, decode_cols 2000 + form: every form of the mma.sync kernel
   REQUIRE_GPU();
   std::uint64_t seed = 1000;
-  for (int form : {111, 411, 112, 412, 224, 142, 418}) {
+  for (int form : {111, 411, 412, 418, 224, 811, 812, 821, 824}) {
     const std::int64_t tok = 8 * (form % 10) * (form / 10 % 10);  // rows of A per block
     for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 64, 256}, {3, 130, 544},
                            {tok, 72, 1024}, {std::min<std::int64_t>(tok + 1, 64), 200, 97}, {64, 64, 2080},
@@ -411,7 +415,7 @@ TEST(GemmGate, W4a16MmaCancellation) {
       a[static_cast<std::size_t>(r * k + i)] = a[static_cast<std::size_t>(r * k + i - 1)];
   std::vector<float> c(static_cast<std::size_t>(m * n));
   for (std::size_t i = 0; i < c.size(); ++i) c[i] = i % 3 == 0 ? 16777216.0f : i % 3 == 1 ? -1e30f : 0.5f;
-  for (int cols : {2111, 2411, 2112, 2412, 2224, 2142, 2418, 0, 16})
+  for (int cols : {2111, 2411, 2412, 2224, 2418, 2811, 2812, 2821, 2824, 0, 16})
     for (Fmt out : {Fmt::fp32, Fmt::bf16}) {
       SCOPED_TRACE("cols " + std::to_string(cols));
       check_w4(a, m, b, cols % 2 ? c.data() : nullptr, out, 0, cols);
@@ -485,7 +489,7 @@ TEST(GemmGate, Errors) {
   const mx::Quantized b4 = quantize("mxfp4", x, 4, 64, kDense);
   const std::vector<std::uint16_t> a16(4 * 64, 0x3F80);
   EXPECT_THROW(mxk::w4a16_gemm_device(a16.data(), 4, b4, nullptr, Fmt::fp32, 0x7F, 0, 2999), mx::InvalidArgument);
-  EXPECT_THROW(mxk::w4a16_gemm_device(a16.data(), 4, b4, nullptr, Fmt::fp32, 0x7F, 0, 2113), mx::InvalidArgument);
+  EXPECT_THROW(mxk::w4a16_gemm_device(a16.data(), 4, b4, nullptr, Fmt::fp32, 0x7F, 0, 2112), mx::InvalidArgument);
 }
 
 }  // namespace

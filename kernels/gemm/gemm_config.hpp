@@ -115,25 +115,29 @@ inline int w4_rs_cols(std::int64_t m, std::int64_t n, int sms) {
 // 16 x 2048 x 7168 (64).
 inline bool w4_rs_two_wg(std::int64_t blocks, int sms) { return 2 * blocks > sms; }
 
-// M <= 64 on the warp-level mma.sync (gemm_w4a16_mma.cu): D^T = B A^T, a warp
-// = 16 rows of B (widened in registers) x 8 NT rows of A (NT m16n8k16 mmas per
-// k16 step); a block = TR weight tiles x TG token groups sharing the staged
-// k-tiles (KT = 256) of packed B, scale codes and A; as many stages (<= 8) as
-// fit in SMEM bytes. Forms are named 100 TR + 10 TG + NT (decode_cols 2000 +
-// form forces one; 2000 = this kernel, form chosen by w4_mma_form).
-template <int TR_, int TG_, int NT_>
+// M <= 64 on the warp-level mma.sync (gemm_w4a16_mma.cu): D^T = B A^T, 16 rows
+// of B (widened in registers) x 8 NT rows of A per warp (NT m16n8k16 mmas per
+// k16 step), k-tiles of KT = 256 staged in shared memory (as many stages, <= 8,
+// as fit in SMEM bytes). P = 0, the flat form: a block = TR weight tiles x TG
+// token groups, every warp widens its own tile; P > 0: one weight tile, P
+// producer warps widen it (and copy the k-tiles) for TG consumer warps that
+// only run the mmas. FORM names it (decode_cols 2000 + FORM forces it).
+template <int TR_, int TG_, int NT_, int P_ = 0>
 struct W4Mma {
-  static constexpr int TR = TR_, TG = TG_, NT = NT_, KT = 256, SMEM = 220 * 1024;
+  static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256;
+  static constexpr int SMEM = (P_ > 0 && 8 * NT_ * TG_ <= 16 ? 112 : 220) * 1024;  // 112 KB: two blocks per SM
+  static constexpr int FORM = P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_;
 };
-// Blocks of 4 weight tiles where that still gives half the SMs a block (N =
-// 7168: 112 blocks), else one tile per block (N = 2048: 128 blocks of 16
-// rows); M > 16: 64 tokens per block, split over two warps per tile (2 x 4
-// mmas per step) where the blocks are few.
+// The form for bn == 0 (decode_cols 0 or 2000). Measured on the H100 (bench/
+// results/gemm-decode.md, call 1 of the mma kernel): the flat form with one
+// warp per tile (111, 112) is issue-bound (one warp per SM sub-partition at
+// ~3 cycles per instruction, ~30 instructions per k16 step): 42-58 us at
+// N = 2048; 4 tiles per block (411, 412, 418) 14.5 / 15.8 / 21.0 us at N = 7168.
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
-  const bool wide = ((n + 15) / 16 + 3) / 4 >= sms / 2;
-  if (m <= 8) return wide ? 411 : 111;
-  if (m <= 16) return wide ? 412 : 112;
-  return wide ? 418 : 224;
+  const bool wide = ((n + 15) / 16 + 3) / 4 >= sms / 2;  // N = 7168: 112 blocks of 4 tiles
+  if (m <= 8) return 811;
+  if (m <= 16) return 812;
+  return wide ? 418 : 824;
 }
 // bn == 0, decode_cols == 0, M <= 64: the mma.sync kernel, else the wgmma
 // decode kernel (gemm_w4a16_decode.cu).

@@ -33,14 +33,14 @@ SAN=${SAN:-GemmGateSanitizer.W4a16Mma}
 timeout 40 $GATE --gtest_filter="$SAN" >"$OUT/smoke.log" 2>&1
 log "smoke ($SAN) rc=$?: $(grep -E '^\[  PASSED|^\[  FAILED' "$OUT/smoke.log" | tr '\n' ' ')"
 grep -E "Failure|differ|Which is|w4a16 m=" "$OUT/smoke.log" | head -8 | tee -a "$S"
-log "## decode shapes (CSV: kernel,M,N,K,us_per_call,tflops; bf16 out; (cols0) launcher, (cols1000) wgmma decode kernel, (cols2XYZ) mma.sync form XYZ = TR TG NT)"
+log "## decode shapes (CSV: kernel,M,N,K,us_per_call,tflops; bf16 out; (cols0) launcher, (cols1000) wgmma decode kernel, (cols2XYZ) mma.sync form XYZ: TR TG NT, 8TN = 3 producers + T consumers of N n8 tiles)"
 bench() { timeout 20 $BENCH time w4a16 $1 $2 $3 200 0 $4 2>&1 | sed "s/^w4a16,/w4a16(cols$4),/" | tee -a "$S"; }
-for c in 0 1000 2111 2411 2112; do bench 1 7168 2048 $c; done
-for c in 0 1000 2111 2411 2112; do bench 1 2048 7168 $c; done
-for c in 0 1000 2112 2412; do bench 16 7168 2048 $c; done
-for c in 0 1000 2112 2412; do bench 16 2048 7168 $c; done
-for c in 0 1000 2418 2224 2142; do bench 64 7168 2048 $c; done
-for c in 0 1000 2224 2142 2418; do bench 64 2048 7168 $c; done
+for c in 0 1000 2811 2411; do bench 1 7168 2048 $c; done
+for c in 0 1000 2811 2411; do bench 1 2048 7168 $c; done
+for c in 0 1000 2812 2821 2412; do bench 16 7168 2048 $c; done
+for c in 0 1000 2812 2821; do bench 16 2048 7168 $c; done
+for c in 0 1000 2418 2824; do bench 64 7168 2048 $c; done
+for c in 0 1000 2824 2224; do bench 64 2048 7168 $c; done
 log "bench done: $(( $(date +%s) - t0 )) s"
 timeout 60 python3 kernels/gemm/bench/torch_bench.py 50 2>&1 | grep -E "cublas_bf16.*,(1|16|64),|graph|Error" | tee -a "$S"
 log "torch done: $(( $(date +%s) - t0 )) s"
@@ -58,16 +58,16 @@ wait $p1; log "memcheck ($SAN) rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.lo
 wait $p2; log "racecheck ($SAN) rc=$? $(grep -E 'RACECHECK SUMMARY' "$OUT/racecheck.log" | tail -1) $(grep -E '^\[  PASSED|^\[  FAILED' "$OUT/racecheck.log" | tr '\n' ' ')"
 gzip -9 "$OUT/racecheck.log"
 if command -v cuobjdump >/dev/null; then
-  cuobjdump -sass $BENCH 2>/dev/null | awk '/Function : /{p = ($0 ~ /w4a16_mma_kernel/)} p' >"$OUT/mma.sass"
-  for f in 'W4MmaILi1ELi1ELi1EEELb1' 'W4MmaILi2ELi2ELi4EEELb1'; do
+  cuobjdump -sass $BENCH 2>/dev/null | awk '/Function : /{p = ($0 ~ /w4a16_mma/)} p' >"$OUT/mma.sass"
+  for f in 'W4MmaILi1ELi1ELi1ELi3EEELb1' 'W4MmaILi4ELi1ELi8ELi0EEELb1'; do
     log "SASS $f: $(awk -v f="$f" '/Function : /{p = index($0, f) > 0} p' "$OUT/mma.sass" | grep -oE '(HMMA[.A-Z0-9]*|HMUL2[.A-Z0-9]*|LDS[.A-Z0-9]*|LDL[.A-Z0-9]*|STL[.A-Z0-9]*|LDGSTS[.A-Z0-9]*|PRMT|LOP3[.A-Z]*|IMAD[.A-Z]*|LEA[.A-Z]*|SHF[.A-Z0-9]*|BAR[.A-Z]*|BRA)' | sort | uniq -c | sort -rn | tr -s ' ' | tr '\n' ';')"
   done
   gzip -9 "$OUT/mma.sass"
 fi
 if [ -n "${NCU:-}" ] && command -v ncu >/dev/null && [ $(( $(date +%s) - t0 )) -lt 190 ]; then
-  for job in "1 2048 7168 1 0 2111" "64 2048 7168 1 0 2224"; do
+  for job in "1 2048 7168 1 0 2811" "16 7168 2048 1 0 2812"; do
     echo "### w4a16 $job" >>"$OUT/ncu.txt"
-    timeout 20 ncu --clock-control none -c 1 -k regex:w4a16_mma_kernel --section SpeedOfLight --section WarpStateStats \
+    timeout 20 ncu --clock-control none -c 1 -k regex:w4a16_mma --section SpeedOfLight --section WarpStateStats \
       --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
       $BENCH time w4a16 $job >>"$OUT/ncu.txt" 2>&1
   done
