@@ -128,22 +128,30 @@ struct W4Mma {
   static constexpr int SMEM = (P_ > 0 && 8 * NT_ * TG_ <= 16 ? 112 : 220) * 1024;  // 112 KB: two blocks per SM
   static constexpr int FORM = P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_;
 };
-// The form for bn == 0 (decode_cols 0 or 2000). Measured on the H100 (bench/
-// results/gemm-decode.md, call 1 of the mma kernel): the flat form with one
-// warp per tile (111, 112) is issue-bound (one warp per SM sub-partition at
-// ~3 cycles per instruction, ~30 instructions per k16 step): 42-58 us at
-// N = 2048; 4 tiles per block (411, 412, 418) 14.5 / 15.8 / 21.0 us at N = 7168.
+// Blocks of 4 weight tiles give half the SMs a block (N = 7168: 112 blocks).
+inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 4 >= sms / 2; }
+// The form for bn == 0 (decode_cols 0 or 2000). Measured on the H100 in one
+// call (bench/results/gemm-decode.md, h100-mma/call2), us per call, bf16 out:
+// N = 7168, K = 2048: M = 1 411 12.09 (811 23.16); M = 16 412 13.22 (812
+// 23.84, 821 24.73); M = 64 418 18.40 (824 52.35). N = 2048, K = 7168: M = 1
+// 411 27.42 (811 28.50); M = 16 812 33.06 (821 34.42); M = 64 224 38.53 (824
+// 42.70). One warp per tile per block (111) was 42.5 us at 1 x 2048 x 7168 in
+// call 1 (issue-bound: one warp per SM sub-partition, ~30 instructions per
+// k16 step at ~3 cycles each).
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
-  const bool wide = ((n + 15) / 16 + 3) / 4 >= sms / 2;  // N = 7168: 112 blocks of 4 tiles
-  if (m <= 8) return 811;
-  if (m <= 16) return 812;
-  return wide ? 418 : 824;
+  const bool wide = w4_mma_wide(n, sms);
+  if (m <= 8) return 411;
+  if (m <= 16) return wide ? 412 : 812;
+  return wide ? 418 : 224;
 }
-// bn == 0, decode_cols == 0, M <= 64: the mma.sync kernel, else the wgmma
-// decode kernel (gemm_w4a16_decode.cu).
+// bn == 0, decode_cols == 0, M <= 64: the mma.sync kernel where its 4-tile
+// blocks fill half the SMs, else the wgmma decode kernel (gemm_w4a16_decode.cu).
+// Same call: the wgmma kernel (decode_cols 1000) took 13.21 / 16.24 / 28.99 us
+// at M = 1 / 16 / 64 x 7168 x 2048 (mma: 12.09 / 13.22 / 18.40) and 20.95 /
+// 23.65 / 33.84 us at N = 2048, K = 7168 (mma: 27.42 / 33.06 / 38.53).
 inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
-  (void)m, (void)n, (void)k, (void)sms;
-  return true;
+  (void)m, (void)k;
+  return w4_mma_wide(n, sms);
 }
 
 }  // namespace mxk::gemm::cfg

@@ -32,6 +32,17 @@
 // for 0xff, the subnormal 2^-127 for 0). B past K is +0 (masked after the
 // multiply, never a widened value), A past K is zero-filled; the steps past
 // ceil(K / 16) add only zero products (no-ops under the model).
+//
+// Two forms (cfg::W4Mma): flat (P = 0; every warp widens its own tile and runs
+// its mmas: ~30 instructions per k16 step) and producer/consumer (P = 3
+// producer warps widen one tile into a widened buffer for TG consumer warps).
+// On the H100 the flat form with 4 tiles per block is the fastest at N = 7168
+// (the launcher takes it there, cfg::w4_mma_on); at N = 2048 (128 tiles, one
+// warp per SM sub-partition) every form is slower than the wgmma decode
+// kernel. The producer form was slower than expected (1 x 2048 x 7168: 28.5
+// us, barrier and no-instruction stalls); its SASS keeps the scale words of
+// pc_widen in local memory (STL / LDL: codes indexed by a runtime step) - not
+// fixed, not measured further (bench/results/gemm-decode.md).
 #include <cuda_runtime.h>
 
 #include <cstdint>
