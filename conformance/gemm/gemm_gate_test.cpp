@@ -20,6 +20,13 @@
 // is persistent, so a shape with more tiles than SMs (1100 x 2000) has blocks
 // take two tiles through one stage ring. w4a16's register-A M > 64 kernel (bn
 // 512, or bn 0 where packed rows of B are 16-byte multiples): W4a16RegisterA.
+// w4a16 M <= 64 on mma.sync (gemm_w4a16_mma.cu; decode_cols 2000 + form, and
+// bn 0 / decode_cols 0 where cfg::w4_mma_on picks it): every form (TR weight
+// tiles x TG token groups x NT n8 tiles; 3 producer warps + TG consumers),
+// aligned (cp.async) and unaligned
+// rows, K ragged against 16, 32 and the k-tile 256, rings that wrap, planted
+// specials, in-group cancellation, extreme scales (W4a16MmaKernel,
+// W4a16MmaCancellation, GemmGateSanitizer.W4a16Mma).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -149,6 +156,17 @@ struct W4Case {
   int cols = 0;  // bn 0, M <= 64: rows of A per block of the decode kernel (0 = choose)
 };
 
+// Every output bit of the w4a16 launcher (bn, cols) equals the C11 model, under two poisons.
+void check_w4(const std::vector<std::uint16_t>& a, std::int64_t m, const mx::Quantized& b, const float* cp, Fmt out,
+              int bn, int cols) {
+  const auto want = mx::c11_w4a16_gemm(a.data(), m, mx::c11_unpack(b), cp, out, 4);
+  for (std::uint8_t poison : {std::uint8_t{0x7F}, std::uint8_t{0xA5}}) {
+    const auto got = mxk::w4a16_gemm_device(a.data(), m, b, cp, out, poison, bn, cols);
+    const std::string d = first_diffs(got, want, b.rows);
+    ASSERT_EQ(d, "") << "poison " << int{poison};
+  }
+}
+
 void run_w4(const W4Case& t, std::uint64_t seed) {
   SCOPED_TRACE("w4a16 m=" + std::to_string(t.m) + " n=" + std::to_string(t.n) + " k=" + std::to_string(t.k) + " " +
                std::string(mx::scale_layout_name(t.layout)) + (t.out == Fmt::bf16 ? " bf16" : " fp32") +
@@ -212,6 +230,25 @@ TEST(GemmGateSanitizer, W4a16Small) {
   run_w4({9, 64, 1312, kDense, Fmt::bf16, false, 3, 0, 0}, 15);   // decode kernel, each warpgroup 1-2 k-tiles
   run_w4({12, 70, 800, kTc, Fmt::fp32, true, 3, 0, 1016}, 16);   // decode kernel, two-warpgroup form
   run_w4({130, 136, 712, kDense, Fmt::bf16, false, 3, 0}, 17);  // warp-specialized, both rings wrap
+}
+
+// The mma.sync decode kernel (decode_cols 2000 + form; cfg::W4Mma::FORM):
+// every form once; byte loads with K ragged against 16 and the k-tile; cp.async
+// with a ragged last k-tile; whole k-tiles; partial blocks in M and N; stage
+// rings that wrap (ST 8 for 16-row blocks of 8 tokens, 4 for 64 tokens).
+TEST(GemmGateSanitizer, W4a16Mma) {
+  REQUIRE_GPU();
+  run_w4({1, 40, 77, kDense, Fmt::fp32, true, 3, 0, 2111}, 21);     // byte loads, one ragged k-tile
+  run_w4({3, 20, 2337, kTc, Fmt::bf16, false, 3, 0, 2111}, 22);     // 10 k-tiles over 8 stages, byte loads
+  run_w4({5, 70, 300, kTc, Fmt::bf16, false, 3, 0, 2411}, 23);      // partial block of 4 tiles, ragged k-tile
+  run_w4({12, 64, 544, kDense, Fmt::fp32, true, 3, 0, 2812}, 24);   // producers/consumer, cp.async, ragged last k-tile
+  run_w4({16, 100, 512, kTc, Fmt::bf16, true, 3, 0, 2412}, 25);     // cp.async, whole k-tiles
+  run_w4({33, 40, 256, kDense, Fmt::fp32, false, 3, 0, 2224}, 26);  // 64-token block, 33 rows of A
+  run_w4({64, 72, 1312, kTc, Fmt::bf16, true, 3, 0, 2418}, 27);     // 6 k-tiles over 4 stages
+  run_w4({40, 33, 1056, kDense, Fmt::fp32, false, 3, 0, 2824}, 28);  // 5 k-tiles over 4 stages, ragged
+  run_w4({1, 20, 2337, kTc, Fmt::bf16, true, 3, 0, 2811}, 29);     // producers/consumer: 10 k-tiles over 8 stages
+  run_w4({9, 40, 77, kDense, Fmt::fp32, false, 3, 0, 2821}, 30);     // two consumers, one ragged k-tile, byte loads
+  run_w4({16, 130, 1536, kTc, Fmt::bf16, false, 3, 0, 2812}, 31);   // 6 whole k-tiles over 5 stages
 }
 
 // The register-A kernel (gemm_w4a16_rs.cu, bn 512 forces it; packed rows of
@@ -325,6 +362,66 @@ TEST(GemmGate, W4a16DecodeKernel) {  // bn 0, M <= 64: every width of A rows per
   run_w4({16, 7168, 2048, kDense, Fmt::bf16, true, 8, 0, 0}, seed++);
 }
 
+TEST(GemmGate, W4a16MmaKernel) {  // bn 0, M <= 64, decode_cols 2000 + form: every form of the mma.sync kernel
+  REQUIRE_GPU();
+  std::uint64_t seed = 1000;
+  for (int form : {111, 411, 412, 418, 224, 811, 812, 821, 824}) {
+    const std::int64_t tok = 8 * (form % 10) * (form / 10 % 10);  // rows of A per block
+    for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 64, 256}, {3, 130, 544},
+                           {tok, 72, 1024}, {std::min<std::int64_t>(tok + 1, 64), 200, 97}, {64, 64, 2080},
+                           {17, 129, 1000}, {9, 40, 33}, {20, 64, 2335}, {2, 16, 4096}})
+      run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0,
+              static_cast<int>(seed % 4 == 0 ? 40 : 3), 0, 2000 + form},
+             seed++);
+  }
+  // M = 1..17, 33, 64 with the kernel's own form; K not a multiple of 16; many specials
+  for (std::int64_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 33, 64})
+    run_w4({m, 80 + m, 16 * m + 7, m % 3 ? kDense : kTc, m % 2 ? Fmt::bf16 : Fmt::fp32, m % 2 == 0, 40, 0, 2000},
+           seed++);
+  // the other two benchmark shapes on the launcher's path (W4a16DecodeKernel has four)
+  run_w4({1, 7168, 2048, kDense, Fmt::bf16, false, 8, 0, 0}, seed++);
+  run_w4({64, 7168, 2048, kTc, Fmt::bf16, true, 8, 0, 0}, seed++);
+}
+
+// In-group cancellation (A row pairs against B pairs of opposite sign: each
+// k16 group sums to zero exactly, or to what C and the cut leave), huge and
+// tiny terms in one group (A from 2^-100 to 2^100), a large C, extreme scales
+// (0xFE, 0x00, 0x01) and 0xFF on a few rows, on every form of the mma.sync
+// kernel and the wgmma decode kernel.
+TEST(GemmGate, W4a16MmaCancellation) {
+  REQUIRE_GPU();
+  const std::int64_t m = 16, n = 48, k = 544;
+  std::mt19937_64 rng(77);
+  std::vector<float> xb = random_matrix(n, k, 78);
+  for (std::int64_t r = 0; r < n; r += 2)  // rows 0, 2, 4 ..: +x, -x pairs along k
+    for (std::int64_t i = 1; i < k; i += 2)
+      xb[static_cast<std::size_t>(r * k + i)] = -xb[static_cast<std::size_t>(r * k + i - 1)];
+  mx::Quantized b = quantize("mxfp4", xb, n, k, kDense);
+  for (std::int64_t r = 0; r < 12; ++r)
+    for (std::int64_t kb = 0; kb < b.scale_shape.blocks; ++kb) {
+      const std::uint8_t sc[] = {0xFE, 0x00, 0x01, 0xFE, 0x7F, 0x01};
+      b.scales[static_cast<std::size_t>(r * b.scale_shape.blocks + kb)] = sc[(r + kb) % 6];
+    }
+  b.scales[static_cast<std::size_t>(40 * b.scale_shape.blocks + 3)] = 0xFF;
+  std::vector<std::uint16_t> a(static_cast<std::size_t>(m * k));
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t i = 0; i < k; ++i) {
+      const double v = (r % 4 == 0) ? 3.0 : std::ldexp(1.0 + static_cast<double>(rng() % 128) / 128.0,
+                                                         static_cast<int>(rng() % 201) - 100);
+      a[static_cast<std::size_t>(r * k + i)] = mx::f32_to_bf16_rne(static_cast<float>((i / 2 + r) % 3 ? v : -v));
+    }
+  for (std::int64_t r = 1; r < m; r += 4)  // rows 1, 5 ..: equal neighbours (cancel against B's pairs)
+    for (std::int64_t i = 1; i < k; i += 2)
+      a[static_cast<std::size_t>(r * k + i)] = a[static_cast<std::size_t>(r * k + i - 1)];
+  std::vector<float> c(static_cast<std::size_t>(m * n));
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = i % 3 == 0 ? 16777216.0f : i % 3 == 1 ? -1e30f : 0.5f;
+  for (int cols : {2111, 2411, 2412, 2224, 2418, 2811, 2812, 2821, 2824, 0, 16})
+    for (Fmt out : {Fmt::fp32, Fmt::bf16}) {
+      SCOPED_TRACE("cols " + std::to_string(cols));
+      check_w4(a, m, b, cols % 2 ? c.data() : nullptr, out, 0, cols);
+    }
+}
+
 TEST(GemmGate, W4a16Specials) {
   REQUIRE_GPU();
   std::uint64_t seed = 600;
@@ -389,6 +486,10 @@ TEST(GemmGate, Errors) {
   EXPECT_THROW(mxk::mxfp8_gemm_device(a, b32, nullptr, Fmt::fp32), mx::ShapeError);
   EXPECT_THROW(mxk::mxfp8_gemm_device(a, a, nullptr, Fmt::fp16), mx::InvalidArgument);
   EXPECT_THROW(mxk::w4a16_gemm_device(nullptr, 0, a, nullptr, Fmt::fp32), mx::InvalidArgument);
+  const mx::Quantized b4 = quantize("mxfp4", x, 4, 64, kDense);
+  const std::vector<std::uint16_t> a16(4 * 64, 0x3F80);
+  EXPECT_THROW(mxk::w4a16_gemm_device(a16.data(), 4, b4, nullptr, Fmt::fp32, 0x7F, 0, 2999), mx::InvalidArgument);
+  EXPECT_THROW(mxk::w4a16_gemm_device(a16.data(), 4, b4, nullptr, Fmt::fp32, 0x7F, 0, 2112), mx::InvalidArgument);
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 // One kernel template, two uses (kernels/gemm/gemm_config.hpp):
 // - M > 64: 128 x 128 blocks (two warpgroups of 64 rows), the widened
 //   128 x 64 slice of B shared by all 128 rows, two blocks per SM;
-// - M <= 64 with an explicit tile width bn (the decode kernel of
-//   gemm_w4a16_decode.cu runs otherwise, and is faster): one warpgroup, 64 x BN blocks with
+// - M <= 64 with an explicit tile width bn (the decode kernels of
+//   gemm_w4a16_mma.cu / gemm_w4a16_decode.cu run otherwise, and are faster): one warpgroup, 64 x BN blocks with
 //   BN = 16..64 so that N alone gives enough blocks (no split-K: C11 fixes the
 //   k order of every element), deep cp.async pipelines, and only the first AR
 //   rows of A in shared memory (the wgmma's other rows read neighbouring bytes
@@ -283,8 +283,11 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   if (x.m > 64 && (x.bn == 0 || force_ws) && w4a16_ws_launch(x, static_cast<cudaStream_t>(stream))) return;
   int bn = x.bn;
   const auto s = static_cast<cudaStream_t>(stream);
-  if (x.m <= 64) {
-    if (bn == 0) return w4a16_decode_launch(x, x.decode_cols, sm_count(), s);  // B widened in registers
+  if (x.m <= 64 && bn == 0) {  // B widened in registers: mma.sync (decode_cols >= 2000) or wgmma (1..1064)
+    const int dc = x.decode_cols;
+    if (dc >= 2000 || (dc == 0 && cfg::w4_mma_on(x.m, x.n, x.k, sm_count())))
+      return w4a16_mma_launch(x, dc >= 2000 ? dc - 2000 : 0, sm_count(), s);
+    return w4a16_decode_launch(x, dc, sm_count(), s);
   }
   x.out == mx::Fmt::bf16 ? launch_any<true>(p, bn, s) : launch_any<false>(p, bn, s);
 }

@@ -1,0 +1,524 @@
+// gemm_w4a16_mma.cu - the w4a16 GEMM for decode shapes (M <= 64) on the warp-
+// level `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` (PTX ISA 9.0,
+// 9.7.14), sm_90a, defined bit for bit by reference/SPEC.md C11 `w4a16`.
+//
+// Transposed, like gemm_w4a16_decode.cu: D^T = B * A^T. One warp owns 16 rows
+// of B (the weights, the mma's M side, widened from MXFP4 in registers) and
+// 8 NT rows of A (the activations, NT mmas of n = 8 per k16 step, each on its
+// own accumulator). Each element of D is one fp32 chain of m16n8k16 steps in
+// increasing k from C (or +0): no split-K, no hand-over. A block = TR weight
+// tiles x TG token groups (one warp each), sharing one copy of every k-tile
+// of packed B, its scale codes and A in shared memory (cp.async, ST stages,
+// one __syncthreads per k-tile of KT = 256).
+//
+// Numerics: SPEC C9 fits mma.sync m16n8k16 bf16 on the H100 with the same
+// parameters as wgmma m64nNk16 bf16 (group 16 with C, 25 bits, cut toward
+// zero, h100_fitted_model gives the one parameter set for both), and C11's
+// w4a16 model is that group model over K, 16 at a time. Within one group the
+// model aligns every nonzero term to the largest exponent of the *set*, cuts
+// each term on its own and sums the cut terms exactly; its special values are
+// decided per group (any NaN, Inf * 0, Infs of both signs). So a group sum does
+// not depend on the order of its 16 products, and the kernel may permute the
+// k slots of a step, the same way in both operands: lane l (g = l / 4, t =
+// l % 4) puts logical k 4t, 4t + 1 in the fragment slots 2t, 2t + 1 and
+// 4t + 2, 4t + 3 in 2t + 8, 2t + 9 (C10's m16n8k16 maps). Then a lane's B
+// fragment is 8 contiguous bytes of one row of A (one 64-bit load) and its
+// weights are 2 contiguous packed bytes per row (the gate checks the bits).
+//
+// Widening (C11): one packed byte (k even in the low nibble) becomes one bf16x2
+// word by a table lookup (the two e2m1 values, exact in bf16; 32 copies of the
+// 256-entry table, one per bank) and one bf16x2 multiply by 2^(e-127) (also a
+// table, 8 copies, one per row of the warp: exact in range, +-Inf beyond, NaN
+// for 0xff, the subnormal 2^-127 for 0). B past K is +0 (masked after the
+// multiply, never a widened value), A past K is zero-filled; the steps past
+// ceil(K / 16) add only zero products (no-ops under the model).
+//
+// Two forms (cfg::W4Mma): flat (P = 0; every warp widens its own tile and runs
+// its mmas: ~30 instructions per k16 step) and producer/consumer (P = 3
+// producer warps widen one tile into a widened buffer for TG consumer warps).
+// On the H100 the flat form with 4 tiles per block is the fastest at N = 7168
+// (the launcher takes it there, cfg::w4_mma_on); at N = 2048 (128 tiles, one
+// warp per SM sub-partition) every form is slower than the wgmma decode
+// kernel. The producer form was slower than expected (1 x 2048 x 7168: 28.5
+// us, barrier and no-instruction stalls); its SASS keeps the scale words of
+// pc_widen in local memory (STL / LDL: codes indexed by a runtime step) - not
+// fixed, not measured further (bench/results/gemm-decode.md).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "gemm/gemm_common.cuh"
+#include "gemm/gemm_config.hpp"
+#include "gemm/gemm_host.hpp"
+#include "gemm/gemm_launch.cuh"
+#include "gemm/gemm_w4a16_decode.hpp"
+#include "mx/error.hpp"
+
+namespace mxk::gemm {
+namespace {
+
+struct MmaParams {
+  std::int64_t m, n, k, nkb, mt;  // mt: blocks along M
+  const std::uint16_t* a;
+  std::int64_t lda;
+  const std::uint8_t *b, *sb;
+  std::int64_t ldb;
+  bool tc_b, vec_a, vec_b, vsc_b;
+  const float* c;
+  void* d;
+};
+
+constexpr int cmin(int a, int b) { return a < b ? a : b; }
+
+// Shared memory: the widening table (256 bytes x 32 lanes, 32 KB), the scale
+// table (256 codes x 8 copies), with P producers two widened k-tiles (16 steps
+// x 32 lanes x one A fragment), then ST stages of: packed B [ROWS][KT / 2] (rows
+// RS bytes apart: 8 rows of a warp on different banks), its scale codes
+// [ROWS][CW words], A [TOK][KT] bf16 (rows RA bytes apart, RA / 4 = 8 mod 32:
+// a warp's 64-bit loads of 8 rows x 4 lanes cover every bank twice).
+// LOADERS threads copy the k-tiles (every thread, or the producers).
+template <class C>
+struct MmaLayout {
+  static constexpr bool PC = C::P > 0;
+  static constexpr int KT = C::KT, STEPS = KT / 16, KB = KT / 32, CW = KB / 4;
+  static constexpr int WARPS = PC ? C::P + C::TG : C::TR * C::TG, THREADS = 32 * WARPS;
+  static constexpr int LOADERS = PC ? 32 * C::P : THREADS;
+  static constexpr int ROWS = 16 * C::TR, TOK = 8 * C::NT * C::TG;
+  static constexpr int RS = KT / 2 + 16, RA = 2 * KT + 32;
+  static constexpr int STAB = 256 * 32 * 4, WIDE = STAB + 256 * 8 * 4, STAGES = WIDE + (PC ? 2 * STEPS * 512 : 0);
+  static constexpr int SC = ROWS * RS, ACT = SC + ROWS * CW * 4;
+  static constexpr int STAGE = (ACT + TOK * RA + 127) / 128 * 128;
+  static constexpr int ST = cmin(8, (C::SMEM - STAGES) / STAGE);
+  static constexpr int BYTES = STAGES + ST * STAGE;
+  static constexpr int BSTEP = LOADERS / 8, ASTEP = LOADERS / 32;  // rows between a loader's chunks
+  static constexpr int B_PT = (ROWS + BSTEP - 1) / BSTEP, A_PT = (TOK + ASTEP - 1) / ASTEP;
+  static_assert(KT % 128 == 0 && KB == 8, "k-tiles of 8 k-blocks (one 16-byte chunk per row and k-block)");
+  static_assert(LOADERS % 32 == 0 && ROWS * CW <= LOADERS, "one scale word per loader");
+  static_assert(!PC || C::TR == 1, "producer warps serve one weight tile");
+  static_assert(B_PT * BSTEP >= ROWS && A_PT * ASTEP >= TOK && BSTEP * 8 == LOADERS && ASTEP * 32 == LOADERS,
+                "chunks per loader");
+  static_assert(ST >= 3 && BYTES <= 227 * 1024 && STAGES % 128 == 0, "shared memory");
+};
+
+#ifdef MXK_GEMM_HAVE_WGMMA
+__device__ __forceinline__ std::uint32_t e2m1_bf16(std::uint32_t c) { return e2m1_f32_bits(c) >> 16; }
+
+// d += a * b, one m16n8k16 bf16 step with an fp32 accumulator (PTX ISA 9.7.14).
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)[4], uint2 b) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
+}
+
+// What loader thread lt copies of every k-tile, fixed for the block: B rows
+// rb + i BSTEP (16 bytes at 16 (lt % 8), one k-block), A rows ra + i ASTEP (8
+// elements at 8 (lt % 32)); vb, va: rows inside N and M. Pointers are formed
+// for valid rows only.
+struct MmaLoader {
+  const std::uint8_t* b;
+  const std::uint16_t* a;
+  std::int64_t bstep, astep, n0;
+  int rb, ra, vb, va, db, da, cb, ca;
+};
+
+template <class C>
+__device__ __forceinline__ MmaLoader mma_loader(const MmaParams& p, std::int64_t m0, std::int64_t n0, int lt) {
+  using L = MmaLayout<C>;
+  MmaLoader q;
+  q.n0 = n0;
+  q.vb = static_cast<int>(p.n - n0 < L::ROWS ? p.n - n0 : L::ROWS);
+  q.va = static_cast<int>(p.m - m0 < L::TOK ? p.m - m0 : L::TOK);
+  q.rb = lt >> 3;
+  q.ra = lt >> 5;
+  q.cb = lt & 7;
+  q.ca = lt & 31;
+  q.b = q.rb < q.vb ? p.b + (n0 + q.rb) * p.ldb + 16 * q.cb : p.b;
+  q.a = q.ra < q.va ? p.a + (m0 + q.ra) * p.lda + 8 * q.ca : p.a;
+  q.bstep = L::BSTEP * p.ldb;
+  q.astep = L::ASTEP * p.lda;
+  q.db = q.rb * L::RS + 16 * q.cb;
+  q.da = L::ACT + q.ra * L::RA + 16 * q.ca;
+  return q;
+}
+
+// The copies of k-tile kt into stage st by loader thread lt. Whole k-tiles
+// with aligned rows: cp.async only; otherwise load16 (zero-filled past K).
+template <class C>
+__device__ __forceinline__ void mma_load(std::uint8_t* st, const MmaParams& p, const MmaLoader& q, std::int64_t kt,
+                                         int lt) {
+  using L = MmaLayout<C>;
+  const std::int64_t k0 = kt * L::KT;
+  if (p.vec_a && p.vec_b && k0 + L::KT <= p.k) {  // whole k-tile, aligned rows: compact cp.async loops
+#pragma unroll
+    for (int i = 0; i < L::B_PT; ++i)
+      if (q.rb + i * L::BSTEP < q.vb) cp_async16(st + q.db + i * L::BSTEP * L::RS, q.b + i * q.bstep + k0 / 2);
+#pragma unroll
+    for (int i = 0; i < L::A_PT; ++i)
+      if (q.ra + i * L::ASTEP < q.va) cp_async16(st + q.da + i * L::ASTEP * L::RA, q.a + i * q.astep + k0);
+  } else {  // the last k-tile or unaligned rows, not unrolled
+    const std::int64_t kb = k0 + 32 * q.cb, ka = k0 + 8 * q.ca;
+#pragma unroll 1
+    for (int i = 0; i < L::B_PT; ++i)
+      if (q.rb + i * L::BSTEP < q.vb)
+        load16(st + q.db + i * L::BSTEP * L::RS, q.b + i * q.bstep + k0 / 2, (p.k - kb + 1) / 2, p.vec_b, p.b);
+#pragma unroll 1
+    for (int i = 0; i < L::A_PT; ++i)
+      if (q.ra + i * L::ASTEP < q.va)
+        load16(st + q.da + i * L::ASTEP * L::RA, reinterpret_cast<const std::uint8_t*>(q.a + i * q.astep + k0),
+               2 * (p.k - ka), p.vec_a, p.a);
+  }
+  if (lt < L::ROWS * L::CW) {  // scale word lt % CW (k-blocks 8 kt + 4 (lt % CW) ..) of row lt / CW
+    const int r = lt / L::CW, wi = lt % L::CW;
+    const std::int64_t kb4 = kt * L::KB + 4 * wi;
+    if (r < q.vb && kb4 < p.nkb)
+      load_codes4(reinterpret_cast<std::uint32_t*>(st + L::SC) + lt, p.sb, p.tc_b, p.vsc_b, q.n0 + r, kb4, p.nkb);
+  }
+}
+
+// 2^(e-127) as bf16x2 for the code of k-block j in a row's scale words (stab:
+// this lane's copy of the scale table).
+template <int CW>
+__device__ __forceinline__ std::uint32_t scale_f2(const std::uint32_t (&codes)[CW], int j, const std::uint8_t* stab) {
+  return *reinterpret_cast<const std::uint32_t*>(stab + 32 * prmt(codes[j >> 2], 0u, 0x4440u | (j & 3)));
+}
+
+// The A fragment of k16 step s (of the stage) for this lane: b0 points at
+// byte 2t of row g's packed k-tile, row g + 8 is RS bytes x 8 further; f0, f1
+// their scales. Slots 2t, 2t + 1 take k 4t, 4t + 1 (byte 2t), slots 2t + 8,
+// 2t + 9 take k 4t + 2, 4t + 3 (byte 2t + 1). RAGGED: elements at or past
+// `valid` (of the k-tile) are +0.
+template <int RS, bool RAGGED>
+__device__ __forceinline__ void widen_step(std::uint32_t (&a)[4], const std::uint8_t* b0, int s, std::uint32_t f0,
+                                           std::uint32_t f1, const std::uint8_t* lut, int t, int valid) {
+  const std::uint32_t x0 = *reinterpret_cast<const std::uint16_t*>(b0 + 8 * s);
+  const std::uint32_t x1 = *reinterpret_cast<const std::uint16_t*>(b0 + 8 * RS + 8 * s);
+  auto widen = [&](std::uint32_t byte, std::uint32_t f2) {
+    return mul_bf16x2(*reinterpret_cast<const std::uint32_t*>(lut + 128 * byte), f2);
+  };
+  a[0] = widen(x0 & 0xFFu, f0);
+  a[1] = widen(x1 & 0xFFu, f1);
+  a[2] = widen(x0 >> 8, f0);
+  a[3] = widen(x1 >> 8, f1);
+  if constexpr (RAGGED) {
+    const int k = 16 * s + 4 * t;
+    const std::uint32_t m01 = k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
+    const std::uint32_t m23 = k + 3 < valid ? 0xFFFFFFFFu : k + 2 < valid ? 0x0000FFFFu : 0u;
+    a[0] &= m01;
+    a[1] &= m01;
+    a[2] &= m23;
+    a[3] &= m23;
+  }
+}
+
+// Both scale words of rows `row` and row + 8 of the stage.
+template <class C>
+__device__ __forceinline__ void stage_codes(const std::uint8_t* st, int row, std::uint32_t (&c0)[MmaLayout<C>::CW],
+                                            std::uint32_t (&c1)[MmaLayout<C>::CW]) {
+  using L = MmaLayout<C>;
+#pragma unroll
+  for (int i = 0; i < L::CW; ++i) {
+    c0[i] = reinterpret_cast<const std::uint32_t*>(st + L::SC)[row * L::CW + i];
+    c1[i] = reinterpret_cast<const std::uint32_t*>(st + L::SC)[(row + 8) * L::CW + i];
+  }
+}
+
+// The flat form: the KT / 16 steps of one k-tile for this warp, widening and
+// mma in the same warp (st: the stage, lut: this lane's copy of the widening
+// table, stab: this row group's copy of the scale table).
+template <class C, bool RAGGED>
+__device__ __forceinline__ void mma_tile(const std::uint8_t* st, const std::uint8_t* lut, const std::uint8_t* stab,
+                                         int valid, float (&acc)[C::NT][4]) {
+  using L = MmaLayout<C>;
+  const int l = static_cast<int>(threadIdx.x) & 31, w = static_cast<int>(threadIdx.x) >> 5, g = l >> 2, t = l & 3;
+  const int row = 16 * (w % C::TR) + g, tok = 8 * C::NT * (w / C::TR) + g;
+  const std::uint8_t* const b0 = st + row * L::RS + 2 * t;
+  const std::uint8_t* const a0 = st + L::ACT + tok * L::RA + 8 * t;  // token g, k 4t .. 4t + 3 (+ 32 s, + 8 RA jn)
+  std::uint32_t c0[L::CW], c1[L::CW];
+  stage_codes<C>(st, row, c0, c1);
+#pragma unroll
+  for (int j = 0; j < L::KB; ++j) {  // k-block j: steps 2j, 2j + 1
+    const std::uint32_t f0 = scale_f2(c0, j, stab), f1 = scale_f2(c1, j, stab);
+#pragma unroll
+    for (int u = 0; u < 2; ++u) {
+      const int s = 2 * j + u;
+      std::uint32_t a[4];
+      widen_step<L::RS, RAGGED>(a, b0, s, f0, f1, lut, t, valid);
+#pragma unroll
+      for (int jn = 0; jn < C::NT; ++jn)
+        mma_bf16(acc[jn], a, *reinterpret_cast<const uint2*>(a0 + jn * 8 * L::RA + 32 * s));
+    }
+  }
+}
+
+// Producer warp pw (of P) widens its steps pw, pw + P, .. of a k-tile into
+// the widened buffer wb ([step][lane] A fragments, 16 bytes each).
+template <class C, bool RAGGED>
+__device__ __forceinline__ void pc_widen(const std::uint8_t* st, std::uint8_t* wb, const std::uint8_t* lut,
+                                         const std::uint8_t* stab, int valid, int pw) {
+  using L = MmaLayout<C>;
+  const int l = static_cast<int>(threadIdx.x) & 31, g = l >> 2, t = l & 3;
+  const std::uint8_t* const b0 = st + g * L::RS + 2 * t;
+  std::uint32_t c0[L::CW], c1[L::CW];
+  stage_codes<C>(st, g, c0, c1);
+#pragma unroll
+  for (int i = 0; i < (L::STEPS + C::P - 1) / C::P; ++i) {
+    const int s = pw + i * C::P;
+    if (s >= L::STEPS) break;
+    std::uint32_t a[4];
+    widen_step<L::RS, RAGGED>(a, b0, s, scale_f2(c0, s >> 1, stab), scale_f2(c1, s >> 1, stab), lut, t, valid);
+    *reinterpret_cast<uint4*>(wb + s * 512 + 16 * l) = make_uint4(a[0], a[1], a[2], a[3]);
+  }
+}
+
+// A consumer warp's KT / 16 steps: the widened fragments from wb, A from the
+// stage (token rows tok .. of its NT n8 tiles).
+template <class C>
+__device__ __forceinline__ void pc_mma(const std::uint8_t* st, const std::uint8_t* wb, int tok, float (&acc)[C::NT][4]) {
+  using L = MmaLayout<C>;
+  const int l = static_cast<int>(threadIdx.x) & 31;
+  const std::uint8_t* const a0 = st + L::ACT + (tok + (l >> 2)) * L::RA + 8 * (l & 3);
+#pragma unroll
+  for (int s = 0; s < L::STEPS; ++s) {
+    const uint4 v = *reinterpret_cast<const uint4*>(wb + s * 512 + 16 * l);
+    const std::uint32_t a[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int jn = 0; jn < C::NT; ++jn)
+      mma_bf16(acc[jn], a, *reinterpret_cast<const uint2*>(a0 + jn * 8 * L::RA + 32 * s));
+  }
+}
+
+// acc = C (or +0) and D = acc for the values of n8 tile jn: D[tok0 + 8 jn +
+// 2t + (i & 1)][row0 + g + 8 (i >> 1)] (C10's m16n8k16 D map, transposed).
+template <int NT>
+__device__ __forceinline__ void mma_init(float (&acc)[NT][4], const MmaParams& p, std::int64_t row0, std::int64_t tok0) {
+  const int l = static_cast<int>(threadIdx.x) & 31;
+#pragma unroll
+  for (int jn = 0; jn < NT; ++jn)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const std::int64_t row = row0 + (l >> 2) + 8 * (i >> 1), tok = tok0 + 8 * jn + 2 * (l & 3) + (i & 1);
+      acc[jn][i] = (p.c != nullptr && tok < p.m && row < p.n) ? p.c[tok * p.n + row] : 0.0f;
+    }
+}
+
+template <bool BF16, int NT>
+__device__ __forceinline__ void mma_store(const float (&acc)[NT][4], const MmaParams& p, std::int64_t row0,
+                                          std::int64_t tok0) {
+  const int l = static_cast<int>(threadIdx.x) & 31;
+#pragma unroll
+  for (int jn = 0; jn < NT; ++jn)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const std::int64_t row = row0 + (l >> 2) + 8 * (i >> 1), tok = tok0 + 8 * jn + 2 * (l & 3) + (i & 1);
+      if (tok >= p.m || row >= p.n) continue;
+      if constexpr (BF16)
+        static_cast<std::uint16_t*>(p.d)[tok * p.n + row] = out_bf16(acc[jn][i]);
+      else
+        static_cast<std::uint32_t*>(p.d)[tok * p.n + row] = out_f32(acc[jn][i]);
+    }
+}
+
+// The tables (entry (byte b, lane l) at 128 b + 4 l; (code e, copy c) at
+// 32 e + 4 c), and zeros in the rows of A past M and of B past N in every
+// stage (never loaded; they reach only elements of D that are not stored).
+template <class C>
+__device__ __forceinline__ void mma_prepare(std::uint8_t* smem, const MmaLoader& q) {
+  using L = MmaLayout<C>;
+  const int tid = static_cast<int>(threadIdx.x);
+  for (int i = tid; i < 256 * 8; i += L::THREADS) {  // 4 lanes of byte i / 8
+    const std::uint32_t b = static_cast<std::uint32_t>(i >> 3), v = e2m1_bf16(b & 15u) | (e2m1_bf16(b >> 4) << 16);
+    reinterpret_cast<uint4*>(smem)[i] = make_uint4(v, v, v, v);
+  }
+  for (int i = tid; i < 256 * 2; i += L::THREADS) {  // 4 copies of code i / 2
+    const std::uint32_t v = ue8m0_bf16x2(static_cast<std::uint32_t>(i >> 1));
+    reinterpret_cast<uint4*>(smem + L::STAB)[i] = make_uint4(v, v, v, v);
+  }
+  std::uint8_t* const stages = smem + L::STAGES;
+  for (int s = 0; s < L::ST; ++s) {
+    std::uint8_t* const st = stages + s * L::STAGE;
+    for (int i = tid; i < (L::TOK - q.va) * L::RA / 16; i += L::THREADS)
+      reinterpret_cast<uint4*>(st + L::ACT + q.va * L::RA)[i] = make_uint4(0, 0, 0, 0);
+    for (int i = tid; i < (L::ROWS - q.vb) * L::RS / 16; i += L::THREADS)
+      reinterpret_cast<uint4*>(st + q.vb * L::RS)[i] = make_uint4(0, 0, 0, 0);
+    for (int i = tid; i < (L::ROWS - q.vb) * L::CW; i += L::THREADS)
+      reinterpret_cast<std::uint32_t*>(st + L::SC + q.vb * L::CW * 4)[i] = 0u;
+  }
+}
+#endif  // MXK_GEMM_HAVE_WGMMA
+
+// The flat form: TR x TG warps, each widening its own 16 rows and running NT
+// mmas per step; all threads copy, one __syncthreads per k-tile.
+template <class C, bool BF16>
+__global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const MmaParams p) {
+#ifdef MXK_GEMM_HAVE_WGMMA
+  using L = MmaLayout<C>;
+  extern __shared__ __align__(128) std::uint8_t smem[];
+  const int tid = static_cast<int>(threadIdx.x), l = tid & 31, w = tid >> 5;
+  const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x / p.mt) * L::ROWS;
+  const std::int64_t m0 = static_cast<std::int64_t>(blockIdx.x % p.mt) * L::TOK;
+  const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
+  std::uint8_t* const stages = smem + L::STAGES;
+  const MmaLoader q = mma_loader<C>(p, m0, n0, tid);
+#pragma unroll
+  for (int s = 0; s < L::ST - 1; ++s) {
+    if (s < ntiles) mma_load<C>(stages + s * L::STAGE, p, q, s, tid);
+    cp_async_commit();
+  }
+  mma_prepare<C>(smem, q);
+  const std::int64_t row0 = n0 + 16 * (w % C::TR), tok0 = m0 + 8 * C::NT * (w / C::TR);
+  float acc[C::NT][4];
+  mma_init<C::NT>(acc, p, row0, tok0);
+  const std::uint8_t* const lut = smem + 4 * l;
+  const std::uint8_t* const stab = smem + L::STAB + 4 * (l >> 2);
+  int cur = 0, nxt = L::ST - 1;  // stages of tiles kt and kt + ST - 1
+  for (std::int64_t kt = 0; kt < ntiles; ++kt) {
+    cp_async_wait<L::ST - 2>();
+    __syncthreads();  // tile kt landed (every thread's copies); every warp is done with stage (kt - 1) % ST
+    if (kt + L::ST - 1 < ntiles) mma_load<C>(stages + nxt * L::STAGE, p, q, kt + L::ST - 1, tid);
+    cp_async_commit();
+    const std::uint8_t* const st = stages + cur * L::STAGE;
+    const std::int64_t valid = p.k - kt * L::KT;
+    if (valid < L::KT)
+      mma_tile<C, true>(st, lut, stab, static_cast<int>(valid), acc);
+    else
+      mma_tile<C, false>(st, lut, stab, L::KT, acc);
+    cur = cur + 1 == L::ST ? 0 : cur + 1;
+    nxt = nxt + 1 == L::ST ? 0 : nxt + 1;
+  }
+  cp_async_wait_all();
+  mma_store<BF16, C::NT>(acc, p, row0, tok0);
+#else
+  (void)p;
+  __trap();
+#endif
+}
+
+// The producer/consumer form: one tile of 16 weight rows; warps 0 .. P - 1
+// copy the k-tiles and widen tile kt + 1 into one of two widened buffers
+// while warps P .. P + TG - 1 run the mma steps of tile kt (each NT n8 tiles
+// of A) from the other; one __syncthreads per k-tile. At the top of iteration
+// kt: buffer kt % 2 holds tile kt, tile kt + 1 has landed, tiles up to
+// kt + ST - 2 are in flight; the producers then copy tile kt + ST - 1 into the
+// stage of tile kt - 1 (whose A the consumers read in iteration kt - 1) and
+// wait for tile kt + 2.
+template <class C, bool BF16>
+__global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(const MmaParams p) {
+#ifdef MXK_GEMM_HAVE_WGMMA
+  using L = MmaLayout<C>;
+  extern __shared__ __align__(128) std::uint8_t smem[];
+  const int tid = static_cast<int>(threadIdx.x), l = tid & 31, w = tid >> 5;
+  const bool producer = w < C::P;
+  const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x / p.mt) * L::ROWS;
+  const std::int64_t m0 = static_cast<std::int64_t>(blockIdx.x % p.mt) * L::TOK;
+  const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
+  std::uint8_t* const stages = smem + L::STAGES;
+  std::uint8_t* const wide = smem + L::WIDE;
+  const MmaLoader q = mma_loader<C>(p, m0, n0, tid);
+  if (producer) {
+#pragma unroll
+    for (int s = 0; s < L::ST - 1; ++s) {
+      if (s < ntiles) mma_load<C>(stages + s * L::STAGE, p, q, s, tid);
+      cp_async_commit();
+    }
+  }
+  mma_prepare<C>(smem, q);
+  const int tok = producer ? 0 : 8 * C::NT * (w - C::P);
+  float acc[C::NT][4];
+  mma_init<C::NT>(acc, p, n0, m0 + tok);
+  if (ntiles == 0) {  // K = 0: D = C (every thread leaves here, before any barrier)
+    if (!producer) mma_store<BF16, C::NT>(acc, p, n0, m0 + tok);
+    return;
+  }
+  const std::uint8_t* const lut = smem + 4 * l;
+  const std::uint8_t* const stab = smem + L::STAB + 4 * (l >> 2);
+  auto widen = [&](std::int64_t kt, int slot) {  // producers: tile kt (stage slot) into buffer kt % 2
+    const std::int64_t valid = p.k - kt * L::KT;
+    std::uint8_t* const wb = wide + (kt & 1) * L::STEPS * 512;
+    if (valid < L::KT)
+      pc_widen<C, true>(stages + slot * L::STAGE, wb, lut, stab, static_cast<int>(valid), w);
+    else
+      pc_widen<C, false>(stages + slot * L::STAGE, wb, lut, stab, L::KT, w);
+  };
+  if (producer) cp_async_wait<L::ST - 3>();  // tiles 0 and 1
+  __syncthreads();
+  if (producer) widen(0, 0);
+  __syncthreads();
+  int cur = 0;  // stage of tile kt
+  for (std::int64_t kt = 0; kt < ntiles; ++kt) {
+    const int next = cur + 1 == L::ST ? 0 : cur + 1, prev = cur == 0 ? L::ST - 1 : cur - 1;
+    if (!producer) {
+      pc_mma<C>(stages + cur * L::STAGE, wide + (kt & 1) * L::STEPS * 512, tok, acc);
+    } else {
+      if (kt + 1 < ntiles) widen(kt + 1, next);
+      if (kt + L::ST - 1 < ntiles) mma_load<C>(stages + prev * L::STAGE, p, q, kt + L::ST - 1, tid);
+      cp_async_commit();
+      cp_async_wait<L::ST - 3>();  // tile kt + 2 landed (this thread's copies)
+    }
+    __syncthreads();
+    cur = next;
+  }
+  cp_async_wait_all();
+  if (!producer) mma_store<BF16, C::NT>(acc, p, n0, m0 + tok);
+#else
+  (void)p;
+  __trap();
+#endif
+}
+
+template <class C, bool BF16>
+void mma_launch(MmaParams p, cudaStream_t stream) {
+  using L = MmaLayout<C>;
+  p.mt = (p.m + L::TOK - 1) / L::TOK;
+  const std::int64_t blocks = (p.n + L::ROWS - 1) / L::ROWS * p.mt;
+  if (blocks > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
+  if constexpr (L::PC)
+    launch_smem<w4a16_mma_pc_kernel<C, BF16>, L::BYTES>(blocks, L::THREADS, p, stream, "w4a16_mma_pc_kernel");
+  else
+    launch_smem<w4a16_mma_kernel<C, BF16>, L::BYTES>(blocks, L::THREADS, p, stream, "w4a16_mma_kernel");
+}
+
+// The forms (cfg::W4Mma<TR, TG, NT, P>::FORM).
+template <bool BF16>
+void mma_any(const MmaParams& p, int form, cudaStream_t s) {
+  switch (form) {
+    case 111: return mma_launch<cfg::W4Mma<1, 1, 1>, BF16>(p, s);
+    case 411: return mma_launch<cfg::W4Mma<4, 1, 1>, BF16>(p, s);
+    case 412: return mma_launch<cfg::W4Mma<4, 1, 2>, BF16>(p, s);
+    case 418: return mma_launch<cfg::W4Mma<4, 1, 8>, BF16>(p, s);
+    case 224: return mma_launch<cfg::W4Mma<2, 2, 4>, BF16>(p, s);
+    case 811: return mma_launch<cfg::W4Mma<1, 1, 1, 3>, BF16>(p, s);
+    case 812: return mma_launch<cfg::W4Mma<1, 1, 2, 3>, BF16>(p, s);
+    case 821: return mma_launch<cfg::W4Mma<1, 2, 1, 3>, BF16>(p, s);
+    case 824: return mma_launch<cfg::W4Mma<1, 2, 4, 3>, BF16>(p, s);
+    default:
+      throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 224 (flat) or "
+                                "811, 812, 821, 824 (3 producer warps) (decode_cols 2000 + form)");
+  }
+}
+
+}  // namespace
+
+void w4a16_mma_launch(const W4a16GemmArgs& x, int form, int sms, cudaStream_t stream) {
+  if (x.m > 64) throw mx::InvalidArgument("w4a16 GEMM: the mma.sync decode kernel takes M <= 64");
+  if (form == 0) form = cfg::w4_mma_form(x.m, x.n, sms);
+  MmaParams p{};
+  p.m = x.m;
+  p.n = x.n;
+  p.k = x.k;
+  p.nkb = (x.k + 31) / 32;
+  p.a = x.a;
+  p.lda = x.lda;
+  p.b = x.b.data;
+  p.ldb = x.b.ld;
+  p.sb = x.b.scales;
+  p.tc_b = check_layout(x.b.layout);
+  p.vec_a = p.lda % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.a) % 16 == 0;
+  p.vec_b = p.ldb % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.b) % 16 == 0;
+  p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
+  p.c = x.c;
+  p.d = x.d;
+  x.out == mx::Fmt::bf16 ? mma_any<true>(p, form, stream) : mma_any<false>(p, form, stream);
+}
+
+}  // namespace mxk::gemm
