@@ -1,7 +1,8 @@
 // gpu_gate_row_test.cpp - the `gpu` gate for the rowwise work of issue 9.
 // The rowwise kernels: k_rowstream (dense scales) and the cp.async ring
 // (tcgen05 scales) are both reached by every Recipes test through the two
-// rowwise configurations; here, k_rowstream with 8 warps per CTA (large
+// rowwise configurations; k_rowtile (large tensors, 8-bit codes) only by
+// the Tile cases here; here also k_rowstream with 8 warps per CTA (large
 // tensors; the other tests' shapes get 2), ragged last chunks and forced
 // splits, and a sanitizer case. Then inputs for the NVFP4 block
 // quantizer that the random and special inputs reach rarely:
@@ -126,6 +127,52 @@ TEST(GpuGateSanitizer, RowStream) {
         ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
             << name << " split " << split;
       }
+    }
+  }
+}
+
+// k_rowtile (8-bit codes, 16-bit inputs, K % 64 == 0, at least 4 tiles of
+// 128 x 64 per SM; nothing smaller in the gate reaches it): 1100 x 4096 (576
+// tiles, the last row band ragged: 76 rows) and a batch 3 x 200 x 7168
+// (560 tiles; bands across batch entries, tcgen05 scales padded per entry).
+// Every 8-bit recipe, bf16 and f16, both rowwise layouts, both packings.
+TEST(GpuGateRow, TileBytesEqualReference) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 6100;
+  for (const char* name : {"mxfp8_e4m3", "mxfp8_e4m3:rceil", "mxfp8_e5m2", "mxint8"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f16}) {
+      for (const gate::Shape& s : {gate::Shape{1, 1100, 4096}, gate::Shape{3, 200, 7168}}) {
+        const gate::Dist d = seed % 2 ? gate::Dist::special : gate::Dist::wide;
+        const gate::Input in = gate::make_input(d, t, s.b, s.m, s.k, r.elem, seed++);
+        for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+          for (mx::Packing pk : gate::kPackings) {
+            const mx::QuantizeOptions o = gate::opts_of(c, pk);
+            ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+                << name << " " << mx::in_type_name(t) << " " << gate::shape_str(s) << " " << c.name
+                << (pk == mx::Packing::container8 ? " container8" : " packed");
+          }
+        }
+      }
+    }
+  }
+}
+
+// compute-sanitizer subset: k_rowtile, 600 x 8192 (640 tiles, a ragged last
+// row band), both rowwise layouts.
+TEST(GpuGateSanitizer, RowTile) {
+  REQUIRE_GPU();
+  mxk::set_poison_check(false);  // one launch each under the sanitizers
+  struct Reset {
+    ~Reset() { mxk::set_poison_check(true); }
+  } reset;
+  for (const char* name : {"mxfp8_e4m3", "mxint8"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    const gate::Input in = gate::make_input(gate::Dist::special, mx::InType::bf16, 1, 600, 8192, r.elem, 6200);
+    for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+      const mx::QuantizeOptions o = gate::opts_of(c);
+      ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+          << name << " " << c.name;
     }
   }
 }

@@ -57,6 +57,18 @@ constexpr int kStreamWarpsSmall = 2;  // warps per CTA where 8 would leave under
 constexpr int kStreamMinCtasPerSm = 4;
 constexpr int kStreamCtasPerSm = 4;   // launch bound: at most 64 registers per thread
 constexpr int kStreamChunks = 1;      // chunks per warp (automatic), one after the other (2: same, 4: -2%)
+// tile kernel (k_rowtile): 16-bit inputs, MX blocks (V = 32), K a multiple
+// of the tile's columns; each CTA converts one tile of 8192 elements
+// (kTileColsLog2: 64 columns x 128 rows), every lane loading its four
+// 16-byte words before using any, the way the colwise stream kernel
+// (col_stream.cuh) walks its 128 x 64 tiles. Used where the codes are
+// BITS wide with kRowTileBits<BITS> and the tensor has at least
+// kTileMinCtasPerSm tiles per SM (smaller ones: k_rowstream / the ring).
+template <int BITS>
+constexpr bool kRowTileBits = BITS == 8;
+constexpr int kTileColsLog2 = 6;
+constexpr int kTileMinCtasPerSm = 4;
+constexpr int kTileCtasPerSm = 4;  // launch bound: at most 64 registers per thread
 template <class In>
 struct RowU {
   static constexpr int U = sizeof(In) == 4 ? 2 : 4;  // 64 bytes of input per lane per chunk
@@ -113,26 +125,34 @@ __device__ __forceinline__ RowOut row_out(const Params& p, int64_t row) {
   return o;
 }
 
-// Full group u of the chunk at element c0 from the lane's raw words w
-// (all lanes call: the block amax uses shuffles).
+// One full 8-element group: the lane's raw words w hold group g of the row
+// (all lanes call: the block amax uses shuffles; lanes of a block are V/8
+// aligned neighbours). live = false: the lane computes but stores nothing
+// (a tile row past the tensor's end, k_rowtile).
 template <class In, class Q>
-__device__ __forceinline__ void row_group(const uint4* w, int64_t c0, int u, int lane, const RowOut& o,
-                                          const Params& p, const typename Q::State& st) {
+__device__ __forceinline__ void quant_group(const uint4* w, int64_t g, int lane, const RowOut& o, const Params& p,
+                                            const typename Q::State& st, bool live = true) {
   constexpr int T = Q::V / 8;  // lanes per block
   uint32_t v[8];
   widen8<In>(w, v);
-  const int64_t g = (c0 >> 3) + u * 32 + lane;  // 8-element group index in the row
   uint32_t sc;
   if (p.container8) {
     uint32_t codes[8];
     sc = Q::template block<RowShape<In>::NARROW>(v, 8, p, st, codes);
-    store8<Q::BITS>(o.dr, g, 8, codes, 1, Q::SHIFT8, true);
-  } else {  // packed codes built in registers, one store (a full chunk implies K % 8 == 0)
+    if (live) store8<Q::BITS>(o.dr, g, 8, codes, 1, Q::SHIFT8, true);
+  } else {  // packed codes built in registers, one store (a full group implies K % 8 == 0)
     uint32_t pk[2];
     sc = Q::template block_packed<In>(v, w, p, st, pk);
-    store_packed<Q::BITS>(o.dr, g, pk);
+    if (live) store_packed<Q::BITS>(o.dr, g, pk);
   }
-  if ((lane % T) == 0) o.scale(g / T, sc, p);
+  if (live && (lane % T) == 0) o.scale(g / T, sc, p);
+}
+
+// Full group u of the chunk at element c0 from the lane's raw words w.
+template <class In, class Q>
+__device__ __forceinline__ void row_group(const uint4* w, int64_t c0, int u, int lane, const RowOut& o,
+                                          const Params& p, const typename Q::State& st) {
+  quant_group<In, Q>(w, (c0 >> 3) + u * 32 + lane, lane, o, p, st);  // 8-element group index in the row
 }
 
 // A ragged or unaligned chunk (the row's last one, or K % 8 != 0 / an
@@ -316,6 +336,44 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
     is = is + 1 == S ? 0 : is + 1;
   }
   cp_async_wait<0>();  // nothing is left in flight (only existing chunks were copied)
+}
+
+// ---- k_rowtile (16-bit inputs, MX blocks) ----------------------------------------
+// CTA b converts tile b in row-major tile order (row bands in turn, column
+// tiles fastest): 2^(13 - cl2) rows x 2^cl2 columns. Warp wp's load u
+// covers the tile's 16-byte words (4 wp + u) * 32 + lane, so each load is a
+// whole 512-byte warp access (4 rows x 128 bytes at 64 columns) and the
+// four lanes of an MX block are aligned neighbours. Rows past the tensor's
+// end (the last band) load nothing and store nothing; K % 2^cl2 == 0 and
+// the input is 16-byte aligned (launcher).
+template <class In, class Q>
+__global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc,
+                                                                int cl2) {
+  static_assert(sizeof(In) == 2 && Q::V == 32, "k_rowtile: 16-bit inputs, MX blocks of 32");
+  constexpr int U = 4;  // 256 threads x 4 words x 8 elements = 8192 elements per tile
+  const int lane = threadIdx.x & 31, wp = threadIdx.x >> 5;
+  const int64_t rows = p.batch * p.M;
+  int64_t tr, tc;
+  item_rc(blockIdx.x, gridDim.x, ntc, tr, tc);  // grid < 2^31 (launcher)
+  const int64_t r0 = tr << (13 - cl2), cb = tc << cl2;
+  const typename Q::State st = Q::prepare(p);
+  const int cmask = (1 << cl2) - 1;
+  uint4 w[U];
+  int64_t row[U];
+  int col[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const int e = (((wp * U + u) << 5) + lane) << 3;  // element in the tile (row-major)
+    row[u] = r0 + (e >> cl2);
+    col[u] = e & cmask;
+    w[u] = row[u] < rows ? ld_stream(x + row[u] * p.K + cb + col[u]) : make_uint4(0u, 0u, 0u, 0u);
+  }
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const bool live = row[u] < rows;
+    const RowOut o = row_out(p, live ? row[u] : rows - 1);
+    quant_group<In, Q>(&w[u], (cb + col[u]) >> 3, lane, o, p, st, live);
+  }
 }
 
 }  // namespace mxk::dev
