@@ -29,15 +29,24 @@ MB=$B/kernels/bench/mxbench
 {
   echo "=== auto"; timeout 40 $MB --out $O/bench.csv --only rowwise --size 16384x16384 --size 8192x7168 --size 128x7168
   echo "=== torch right after"; timeout 30 python3 bench/sol/torch_cast.py 16384 16384 30
-  for k in ring stream tile256 tile1024; do
+  for k in ring stream tile; do
     echo "=== row-kernel $k"; timeout 25 $MB --row-kernel $k --only rowwise --size 16384x16384 --size 8192x7168 | grep -E "copy|mxfp8|mxint8"
   done
-  echo "=== auto again"; timeout 25 $MB --only rowwise --size 16384x16384 | grep -E "copy|mxfp8|mxint8"
+  echo "=== auto again"; timeout 25 $MB --only rowwise --size 16384x16384 --size 8192x7168 | grep -E "copy|mxfp8|mxint8"
+  echo "=== torch again"; timeout 30 python3 bench/sol/torch_cast.py 16384 16384 30
 } > $O/bench.txt 2>&1
 echo "bench done: $(el) s" >> $S
+if [ "${NCU:-1}" = 1 ]; then
+  M="dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size,gpu__time_duration.sum"
+  { for kk in "k_rowtile mxfp8_e4m3 rowwise dense" "k_rowtile mxint8 rowwise dense"; do set -- $kk
+      echo "=== ncu $1 (${*:2}, 16384x16384, second launch)"
+      timeout 25 ncu --clock-control none -k regex:$1 --launch-skip 1 -c 1 --metrics $M $MB --only "${*:2}" --size 16384x16384 --iters 5 2>&1 | grep -vE "^(16384|8192|128)x|^==PROF==|^size|^device" | tail -14
+    done; } > $O/ncu.txt 2>&1
+  echo "ncu done: $(el) s" >> $S
+fi
 gate=$B/gpu/mx_gpu_gate; ct=$(mktemp -d)
 F=${GATE_RE:-'GpuGateRow|GpuGateSanitizer|GpuGateLarge|GpuGateEmpty|GpuGatePoison|GpuGateErrors|GpuGatePerTensor|Recipes\.(QuantizeBytes|RowRing|PipelinedSplits|Container8|ChunkAndTileEdges)'}
-FIRST='Tile|GpuGateLarge|GpuGateSanitizer|StreamLarge|mxfp8|mxint8'
+FIRST='Tile|Ring|GpuGateLarge|GpuGateSanitizer|StreamLarge|mxfp8|mxint8'
 "$gate" --gtest_list_tests | awk '/^[^ ]/{s=$1} /^  /{print s $1}' > /tmp/gate-all.txt
 { grep -E "$F" /tmp/gate-all.txt | grep -E "$FIRST"; grep -E "$F" /tmp/gate-all.txt | grep -vE "$FIRST"; } | while read -r t; do
   echo "add_test([=[$t]=] \"$gate\" [=[--gtest_filter=$t]=])"

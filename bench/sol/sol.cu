@@ -338,7 +338,7 @@ int main(int argc, char** argv) {
     cases.push_back({"read only, 2 loads/thread, persistent", in_b,
                      [=](int b, cudaStream_t s) { k2<<<g2, 256, 0, s>>>(X[b], n, sink); }});
     auto kc = k_copy<4>;
-    const int64_t words = n / 4;  // 16-byte words of the bf16 tensor
+    const int64_t words = n / 8;  // 16-byte words of the bf16 tensor (8 elements each)
     cases.push_back({"copy kernel, 4 loads/thread, one tile per CTA", 2 * in_b, [=](int b, cudaStream_t s) {
                        kc<<<static_cast<unsigned>((words + 1023) / 1024), 256, 0, s>>>(
                            reinterpret_cast<const uint4*>(X[b]), reinterpret_cast<uint4*>(Yc[b]), words);

@@ -1,8 +1,8 @@
 // gpu_gate_row_test.cpp - the `gpu` gate for the rowwise work of issue 9.
-// The rowwise kernels: k_rowstream (dense scales) and the cp.async ring
-// (tcgen05 scales) are both reached by every Recipes test through the two
-// rowwise configurations; k_rowtile (large tensors, 8-bit codes) only by
-// the Tile cases here; here also k_rowstream with 8 warps per CTA (large
+// The rowwise kernels: the cp.async ring (MX; tcgen05 scales for NVFP4) and
+// k_rowstream (NVFP4 dense scales) are reached by every Recipes test through
+// the two rowwise configurations; k_rowtile (large tensors, 8-bit codes)
+// only by the Tile cases and GpuGateLarge; here also k_rowstream with 8 warps per CTA (large
 // tensors; the other tests' shapes get 2), ragged last chunks and forced
 // splits, and a sanitizer case. Then inputs for the NVFP4 block
 // quantizer that the random and special inputs reach rarely:
@@ -85,8 +85,9 @@ std::vector<std::uint32_t> boundary_values(mx::InType t, std::int64_t n) {
   return v;
 }
 
-// k_rowstream with 8 warps per CTA: 1100 x 4100 (5 chunks per row, the
-// last ragged) is 5500 chunks, >= 4 CTAs of 8 warps per SM; splits 0, 3.
+// 1100 x 4100 on dense scales (5 chunks per row, the last ragged; 5500
+// chunks): k_rowstream with 8 warps per CTA for NVFP4, the ring for MX
+// (since run 10); splits 0, 3.
 TEST(GpuGateRow, StreamLargeBytesEqualReference) {
   REQUIRE_GPU();
   struct Reset {
@@ -111,7 +112,8 @@ TEST(GpuGateRow, StreamLargeBytesEqualReference) {
 }
 
 // compute-sanitizer subset (the gate's sanitizer filter runs GpuGateSanitizer.*):
-// k_rowstream on full and ragged chunks, one and four chunks per warp.
+// the dense-scale rowwise kernels on full and ragged chunks, one and four
+// chunks per warp (since run 10: the ring for MX, k_rowstream for NVFP4).
 TEST(GpuGateSanitizer, RowStream) {
   REQUIRE_GPU();
   struct Reset {
@@ -131,18 +133,18 @@ TEST(GpuGateSanitizer, RowStream) {
   }
 }
 
-// k_rowtile (8-bit codes, 16-bit inputs, K % 64 == 0, at least 4 tiles of
-// 128 x 64 per SM; nothing smaller in the gate reaches it): 1100 x 4096 (576
-// tiles, the last row band ragged: 76 rows) and a batch 3 x 200 x 7168
-// (560 tiles; bands across batch entries, tcgen05 scales padded per entry).
-// Every 8-bit recipe, bf16 and f16, both rowwise layouts, both packings.
+// k_rowtile (8-bit codes, 16-bit inputs, packed, whole 128 x 64 tiles, at
+// least 4 tiles per SM; nothing smaller in the gate reaches it): 1152 x 4096
+// (576 tiles) and a batch 4 x 192 x 7168 (672 tiles; 128-row bands across
+// batch entries, tcgen05 scales padded per entry). Every 8-bit recipe, bf16
+// and f16, both rowwise layouts; container8 takes the ring (also checked).
 TEST(GpuGateRow, TileBytesEqualReference) {
   REQUIRE_GPU();
   std::uint64_t seed = 6100;
   for (const char* name : {"mxfp8_e4m3", "mxfp8_e4m3:rceil", "mxfp8_e5m2", "mxint8"}) {
     const mx::Recipe r = mx::parse_recipe(name);
     for (mx::InType t : {mx::InType::bf16, mx::InType::f16}) {
-      for (const gate::Shape& s : {gate::Shape{1, 1100, 4096}, gate::Shape{3, 200, 7168}}) {
+      for (const gate::Shape& s : {gate::Shape{1, 1152, 4096}, gate::Shape{4, 192, 7168}}) {
         const gate::Dist d = seed % 2 ? gate::Dist::special : gate::Dist::wide;
         const gate::Input in = gate::make_input(d, t, s.b, s.m, s.k, r.elem, seed++);
         for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
@@ -158,8 +160,8 @@ TEST(GpuGateRow, TileBytesEqualReference) {
   }
 }
 
-// compute-sanitizer subset: k_rowtile, 600 x 8192 (640 tiles, a ragged last
-// row band), both rowwise layouts.
+// compute-sanitizer subset: k_rowtile, 640 x 8192 (640 tiles), both rowwise
+// layouts.
 TEST(GpuGateSanitizer, RowTile) {
   REQUIRE_GPU();
   mxk::set_poison_check(false);  // one launch each under the sanitizers
@@ -168,11 +170,58 @@ TEST(GpuGateSanitizer, RowTile) {
   } reset;
   for (const char* name : {"mxfp8_e4m3", "mxint8"}) {
     const mx::Recipe r = mx::parse_recipe(name);
-    const gate::Input in = gate::make_input(gate::Dist::special, mx::InType::bf16, 1, 600, 8192, r.elem, 6200);
+    const gate::Input in = gate::make_input(gate::Dist::special, mx::InType::bf16, 1, 640, 8192, r.elem, 6200);
     for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
       const mx::QuantizeOptions o = gate::opts_of(c);
       ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
           << name << " " << c.name;
+    }
+  }
+}
+
+// The cp.async ring on dense scales (the MX dense path where k_rowtile does
+// not apply, since run 10): f16 inputs (StreamLarge covers bf16 and f32 at
+// 1100 x 4100), ragged chunks, a batch, and the forced splits 1 and 4.
+TEST(GpuGateRow, RingDenseBytesEqualReference) {
+  REQUIRE_GPU();
+  struct Reset {
+    ~Reset() { mxk::set_work_split(0); }
+  } reset;
+  std::uint64_t seed = 6300;
+  for (const char* name : {"mxfp8_e5m2", "mxint8", "mxfp6_e2m3", "mxfp4:rceil"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (const gate::Shape& s : {gate::Shape{2, 130, 2050}, gate::Shape{1, 520, 8200}}) {
+      const gate::Input in = gate::make_input(gate::Dist::special, mx::InType::f16, s.b, s.m, s.k, r.elem, seed++);
+      for (mx::Packing pk : gate::kPackings) {
+        const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[0], pk);
+        const mx::Quantized want = mx::quantize(r, in.view(), o);
+        for (const int split : {0, 1, 4}) {
+          mxk::set_work_split(split);
+          ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want), "")
+              << name << " " << gate::shape_str(s) << " split " << split
+              << (pk == mx::Packing::container8 ? " container8" : " packed");
+        }
+      }
+    }
+  }
+}
+
+// compute-sanitizer subset: the ring on dense scales, full and ragged chunks.
+TEST(GpuGateSanitizer, RowRingDense) {
+  REQUIRE_GPU();
+  struct Reset {
+    ~Reset() { mxk::set_work_split(0); }
+  } reset;
+  for (const char* name : {"mxint8", "mxfp8_e4m3:rceil"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f16}) {
+      const gate::Input in = gate::make_input(gate::Dist::special, t, 2, 5, 9256, r.elem, 6400);
+      for (const int split : {1, 4}) {
+        mxk::set_work_split(split);
+        const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[0]);
+        ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+            << name << " " << mx::in_type_name(t) << " split " << split;
+      }
     }
   }
 }

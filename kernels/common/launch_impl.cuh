@@ -127,10 +127,11 @@ void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, 
         "nvfp4 one-pass kernel launch (cooperative)");
 }
 
-// k_rowtile where it applies (8-bit codes, 16-bit inputs, K % 64 == 0,
-// large tensors), else k_rowstream or the ring by scale layout
+// k_rowtile where it applies (8-bit codes, 16-bit inputs, whole 128 x 64
+// tiles, large tensors), else k_rowstream or the ring by scale layout
 // (kRowStreamDense/Tcgen05); g_row_kernel forces one (a benchmark probe,
-// mxbench --row-kernel: 1 = the ring, 2 = k_rowstream, 3..5 = k_rowtile).
+// mxbench --row-kernel: 1 = the ring, 2 = k_rowstream, 3 = k_rowtile where
+// it applies).
 template <class In, class Q>
 void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   constexpr std::int64_t CH = dev::RowShape<In>::CH;
@@ -142,25 +143,21 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   const int forced = g_work_split.load();
   const int probe = g_row_kernel.load();
   if constexpr (sizeof(In) == 2 && Q::V == 32 && dev::kRowTileBits<Q::BITS>) {
-    // k_rowtile: 8192-element tiles of 2^cl2 columns, one per CTA, where it
-    // applies and the tensor has at least kTileMinCtasPerSm tiles per SM
-    // (probes 3..5 force it where it applies)
-    const int cl2 = probe >= 3 && probe <= 5 ? 6 + 2 * (probe - 3) : dev::kTileColsLog2;
-    const bool want = probe == 0 || (probe >= 3 && probe <= 5);
-    if (want && p.vec_in != 0 && p.K % (std::int64_t{1} << cl2) == 0) {
-      const std::int64_t trows = std::int64_t{1} << (13 - cl2);
-      const std::int64_t ntc = p.K >> cl2;
-      const std::int64_t tiles = (rows + trows - 1) / trows * ntc;
-      if (tiles <= 0x7FFFFFFF &&
-          (probe != 0 || tiles >= static_cast<std::int64_t>(dev::kTileMinCtasPerSm) * device_sm_count())) {
-        launch_quant_kernel<Q>(dev::k_rowtile<In, Q>, dim3(static_cast<unsigned>(tiles)), dim3(256), s, x, p, ntc, cl2);
-        return;
-      }
+    // k_rowtile: whole 128 x 64 tiles, packed codes, 16-byte aligned buffers,
+    // at least kTileMinCtasPerSm tiles per SM (probe 3 forces it where it applies)
+    const std::int64_t tiles = rows / dev::kTileRows * (p.K / dev::kTileCols);
+    const bool fits = p.vec_in != 0 && p.container8 == 0 && rows % dev::kTileRows == 0 && p.K % dev::kTileCols == 0 &&
+                      (reinterpret_cast<std::uintptr_t>(p.row.data) % 16) == 0 && tiles <= 0x7FFFFFFF;
+    if (fits && (probe == 3 || (probe == 0 && tiles >= static_cast<std::int64_t>(dev::kTileMinCtasPerSm) * device_sm_count()))) {
+      launch_quant_kernel<Q>(dev::k_rowtile<In, Q>, dim3(static_cast<unsigned>(tiles)), dim3(256), s, x, p,
+                             p.K / dev::kTileCols);
+      return;
     }
   }
   const bool stream = probe == 1   ? false
                       : probe == 2 ? true
-                                   : (p.row.layout == dev::kTcgen05 ? dev::kRowStreamTcgen05 : dev::kRowStreamDense);
+                                   : (p.row.layout == dev::kTcgen05 ? dev::kRowStreamTcgen05
+                                                                    : dev::kRowStreamDense<Q>);
   if (!stream) return launch_rowwise_ring<In, Q>(x, p, nch, forced, s);
   // k_rowstream: kStreamChunks chunks per warp (or the forced split), 8
   // warps per CTA, or 2 where 8 would leave under kStreamMinCtasPerSm CTAs

@@ -4,10 +4,12 @@
 // chunks through a per-warp cp.async ring in shared memory; tcgen05
 // scales). Both quantize from registers with the same per-group code
 // (row_group, row_ragged); the launcher (launch_impl.cuh, launch_rowwise)
-// picks one by scale layout (kRowStreamDense, kRowStreamTcgen05).
+// picks one by scale layout (kRowStreamDense, kRowStreamTcgen05); k_rowtile
+// (128 x 64 tiles through shared memory, 8-bit codes of large 16-bit
+// tensors) where it applies.
 #pragma once
 
-#include "block_quant.cuh"
+#include "block32.cuh"
 
 namespace mxk::dev {
 
@@ -25,8 +27,13 @@ namespace mxk::dev {
 // With the ring's chunks-fastest order (kRingChunksFast), the ring measured
 // faster on dense scales too (h100-row2/call2: MXFP8 0.975 / 0.964, MXINT8
 // 0.964 / 0.928, ring / k_rowstream; 8192x7168 0.938 / 0.948 and 0.924 /
-// 0.906); not switched yet: the gate ran dense scales on k_rowstream.
-constexpr bool kRowStreamDense = true;
+// 0.906). Run 10 (h100-sol/call1, same binary): ring / k_rowstream MXFP8
+// 0.974 / 0.965, MXINT8 0.964 / 0.931; 8192x7168 0.938 / 0.944, 0.925 /
+// 0.908. So MX dense scales take the ring (where k_rowtile does not
+// apply); NVFP4's quantize pass keeps k_rowstream on dense scales (not
+// measured on the ring here; the NVFP4 kernels are another branch's).
+template <class Q>
+constexpr bool kRowStreamDense = Q::V == 16;
 constexpr bool kRowStreamTcgen05 = false;
 // (A persistent grid that walked (row, chunk) items in a static order was
 // tried and measured slower on the H100: 0.853 of the copy against 0.939 for
@@ -57,18 +64,17 @@ constexpr int kStreamWarpsSmall = 2;  // warps per CTA where 8 would leave under
 constexpr int kStreamMinCtasPerSm = 4;
 constexpr int kStreamCtasPerSm = 4;   // launch bound: at most 64 registers per thread
 constexpr int kStreamChunks = 1;      // chunks per warp (automatic), one after the other (2: same, 4: -2%)
-// tile kernel (k_rowtile): 16-bit inputs, MX blocks (V = 32), K a multiple
-// of the tile's columns; each CTA converts one tile of 8192 elements
-// (kTileColsLog2: 64 columns x 128 rows), every lane loading its four
-// 16-byte words before using any, the way the colwise stream kernel
-// (col_stream.cuh) walks its 128 x 64 tiles. Used where the codes are
-// BITS wide with kRowTileBits<BITS> and the tensor has at least
-// kTileMinCtasPerSm tiles per SM (smaller ones: k_rowstream / the ring).
+// tile kernel (k_rowtile): 16-bit inputs, MX blocks, 8-bit codes (MXFP8,
+// MXINT8), packed, 128 x 64 tiles (the colwise stream kernel's walk and
+// loads, col_stream.cuh), one per CTA; used where the tensor is made of
+// whole tiles and has at least kTileMinCtasPerSm tiles per SM (the rest:
+// k_rowstream / the ring below). Measured on the H100 (bench/results,
+// run 10 sol): see the README there.
 template <int BITS>
 constexpr bool kRowTileBits = BITS == 8;
-constexpr int kTileColsLog2 = 6;
+constexpr int kTileRows = 128, kTileCols = 64;
 constexpr int kTileMinCtasPerSm = 4;
-constexpr int kTileCtasPerSm = 4;  // launch bound: at most 64 registers per thread
+constexpr int kTileCtasPerSm = 4;  // launch bound: at most 64 registers per thread, 16 KB shared memory
 template <class In>
 struct RowU {
   static constexpr int U = sizeof(In) == 4 ? 2 : 4;  // 64 bytes of input per lane per chunk
@@ -125,34 +131,26 @@ __device__ __forceinline__ RowOut row_out(const Params& p, int64_t row) {
   return o;
 }
 
-// One full 8-element group: the lane's raw words w hold group g of the row
-// (all lanes call: the block amax uses shuffles; lanes of a block are V/8
-// aligned neighbours). live = false: the lane computes but stores nothing
-// (a tile row past the tensor's end, k_rowtile).
+// Full group u of the chunk at element c0 from the lane's raw words w
+// (all lanes call: the block amax uses shuffles).
 template <class In, class Q>
-__device__ __forceinline__ void quant_group(const uint4* w, int64_t g, int lane, const RowOut& o, const Params& p,
-                                            const typename Q::State& st, bool live = true) {
+__device__ __forceinline__ void row_group(const uint4* w, int64_t c0, int u, int lane, const RowOut& o,
+                                          const Params& p, const typename Q::State& st) {
   constexpr int T = Q::V / 8;  // lanes per block
   uint32_t v[8];
   widen8<In>(w, v);
+  const int64_t g = (c0 >> 3) + u * 32 + lane;  // 8-element group index in the row
   uint32_t sc;
   if (p.container8) {
     uint32_t codes[8];
     sc = Q::template block<RowShape<In>::NARROW>(v, 8, p, st, codes);
-    if (live) store8<Q::BITS>(o.dr, g, 8, codes, 1, Q::SHIFT8, true);
-  } else {  // packed codes built in registers, one store (a full group implies K % 8 == 0)
+    store8<Q::BITS>(o.dr, g, 8, codes, 1, Q::SHIFT8, true);
+  } else {  // packed codes built in registers, one store (a full chunk implies K % 8 == 0)
     uint32_t pk[2];
     sc = Q::template block_packed<In>(v, w, p, st, pk);
-    if (live) store_packed<Q::BITS>(o.dr, g, pk);
+    store_packed<Q::BITS>(o.dr, g, pk);
   }
-  if (live && (lane % T) == 0) o.scale(g / T, sc, p);
-}
-
-// Full group u of the chunk at element c0 from the lane's raw words w.
-template <class In, class Q>
-__device__ __forceinline__ void row_group(const uint4* w, int64_t c0, int u, int lane, const RowOut& o,
-                                          const Params& p, const typename Q::State& st) {
-  quant_group<In, Q>(w, (c0 >> 3) + u * 32 + lane, lane, o, p, st);  // 8-element group index in the row
+  if ((lane % T) == 0) o.scale(g / T, sc, p);
 }
 
 // A ragged or unaligned chunk (the row's last one, or K % 8 != 0 / an
@@ -338,42 +336,52 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
   cp_async_wait<0>();  // nothing is left in flight (only existing chunks were copied)
 }
 
-// ---- k_rowtile (16-bit inputs, MX blocks) ----------------------------------------
-// CTA b converts tile b in row-major tile order (row bands in turn, column
-// tiles fastest): 2^(13 - cl2) rows x 2^cl2 columns. Warp wp's load u
-// covers the tile's 16-byte words (4 wp + u) * 32 + lane, so each load is a
-// whole 512-byte warp access (4 rows x 128 bytes at 64 columns) and the
-// four lanes of an MX block are aligned neighbours. Rows past the tensor's
-// end (the last band) load nothing and store nothing; K % 2^cl2 == 0 and
-// the input is 16-byte aligned (launcher).
+// ---- k_rowtile (16-bit inputs, MX blocks, 8-bit codes) ----------------------------
+// CTA b converts tile b in row-major tile order (row bands of 128 in turn,
+// 64-column tiles fastest), one tile per CTA, the way the colwise stream
+// kernel (col_stream.cuh) walks and loads its tiles: 4 cp.async of 16
+// bytes per thread (a warp copies 4 rows x 128 bytes) into a 16 KB tile
+// whose 16-byte chunks are XOR-swizzled by row_tile_swz(row) (= swz128 of
+// col_stream.cuh); then thread -> (row rr, columns 32 rh .. +31): one
+// whole MX block from four
+// conflict-free LDS.128, quantized in the thread (block32.cuh: no
+// shuffles), its 32 codes stored by lane pairs as whole 32-byte sectors
+// (store32_pair8), its scale byte by row_out. The launcher guarantees
+// rows % 128 == 0, K % 64 == 0, a 16-byte aligned input and code buffer,
+// packed codes.
+__device__ __forceinline__ int row_tile_swz(int r) { return (((r >> 5) & 3) << 1) | (r & 1); }
+
 template <class In, class Q>
-__global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc,
-                                                                int cl2) {
-  static_assert(sizeof(In) == 2 && Q::V == 32, "k_rowtile: 16-bit inputs, MX blocks of 32");
-  constexpr int U = 4;  // 256 threads x 4 words x 8 elements = 8192 elements per tile
-  const int lane = threadIdx.x & 31, wp = threadIdx.x >> 5;
-  const int64_t rows = p.batch * p.M;
+__global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc) {
+  static_assert(sizeof(In) == 2 && Q::V == 32 && Q::BITS == 8, "k_rowtile: 16-bit inputs, MX blocks, 8-bit codes");
+  __shared__ uint4 tile[kTileRows][kTileCols / 8];
+  const int tid = threadIdx.x;
   int64_t tr, tc;
   item_rc(blockIdx.x, gridDim.x, ntc, tr, tc);  // grid < 2^31 (launcher)
-  const int64_t r0 = tr << (13 - cl2), cb = tc << cl2;
-  const typename Q::State st = Q::prepare(p);
-  const int cmask = (1 << cl2) - 1;
-  uint4 w[U];
-  int64_t row[U];
-  int col[U];
+  const int64_t r0 = tr * kTileRows, c0 = tc * kTileCols;
+  {  // load: thread -> rows lr + 32 s (s < 4), chunk lch
+    const int lr = tid >> 3, lch = tid & 7;
+    const In* q = x + (r0 + lr) * p.K + c0 + lch * 8;
 #pragma unroll
-  for (int u = 0; u < U; ++u) {
-    const int e = (((wp * U + u) << 5) + lane) << 3;  // element in the tile (row-major)
-    row[u] = r0 + (e >> cl2);
-    col[u] = e & cmask;
-    w[u] = row[u] < rows ? ld_stream(x + row[u] * p.K + cb + col[u]) : make_uint4(0u, 0u, 0u, 0u);
+    for (int s = 0; s < 4; ++s) cp_async16(&tile[lr + 32 * s][lch ^ row_tile_swz(lr + 32 * s)], q + s * 32 * p.K);
+    cp_async_commit();
   }
+  // thread -> row rr, half rh (the bits of tid as in col_stream.cuh's rowwise
+  // part: a quarter-warp's eight LDS.128 hit eight distinct chunks)
+  const int rr = (tid & 1) | (((tid >> 3) & 3) << 1) | (((tid >> 5) & 3) << 3) | (((tid >> 2) & 1) << 5) | ((tid >> 7) << 6);
+  const int rh = (tid >> 1) & 1;
+  cp_async_wait<0>();
+  __syncthreads();
+  uint4 r[4];
 #pragma unroll
-  for (int u = 0; u < U; ++u) {
-    const bool live = row[u] < rows;
-    const RowOut o = row_out(p, live ? row[u] : rows - 1);
-    quant_group<In, Q>(&w[u], (cb + col[u]) >> 3, lane, o, p, st, live);
-  }
+  for (int g = 0; g < 4; ++g) r[g] = tile[rr][(4 * rh + g) ^ row_tile_swz(rr)];
+  uint32_t sc;
+  const int se = static_cast<int>(scale32<In, Q>(r, p, sc)) - 127;
+  uint32_t w[8];
+  encode32_packed<In, Q>(r, se, w);
+  const RowOut o = row_out(p, r0 + rr);
+  store32_pair8(o.dr + c0 + 32 * rh, rh, 2, w);  // the lane of rh ^ 1 (tid bit 1) holds the other half
+  o.scale(c0 / 32 + rh, sc, p);
 }
 
 }  // namespace mxk::dev
