@@ -1,10 +1,11 @@
 // gpu_gate_row_test.cpp - the `gpu` gate for the rowwise work of issue 9.
 // The rowwise kernels: the cp.async ring (MX; tcgen05 scales for NVFP4) and
 // k_rowstream (NVFP4 dense scales) are reached by every Recipes test through
-// the two rowwise configurations; k_rowtile (large tensors, 8-bit codes)
-// only by the Tile cases and GpuGateLarge; here also k_rowstream with 8 warps per CTA (large
-// tensors; the other tests' shapes get 2), ragged last chunks and forced
-// splits, and a sanitizer case. Then inputs for the NVFP4 block
+// the two rowwise configurations; k_rowtile (8-bit codes of large tensors,
+// tcgen05 scales) only by the Tile cases here and GpuGateLarge. Here also
+// the dense-scale kernels on large tensors (8 warps per CTA for
+// k_rowstream), ragged last chunks and forced splits, sanitizer cases for
+// each rowwise kernel. Then inputs for the NVFP4 block
 // quantizer that the random and special inputs reach rarely:
 // quotients x / total exactly on, and a few fp32/bf16 steps either side of,
 // every e2m1 decision boundary (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5) for
@@ -133,11 +134,13 @@ TEST(GpuGateSanitizer, RowStream) {
   }
 }
 
-// k_rowtile (8-bit codes, 16-bit inputs, packed, whole 128 x 64 tiles, at
-// least 4 tiles per SM; nothing smaller in the gate reaches it): 1152 x 4096
-// (576 tiles) and a batch 4 x 192 x 7168 (672 tiles; 128-row bands across
-// batch entries, tcgen05 scales padded per entry). Every 8-bit recipe, bf16
-// and f16, both rowwise layouts; container8 takes the ring (also checked).
+// k_rowtile (8-bit codes, 16-bit inputs, packed, tcgen05 scales, whole
+// 128 x 64 tiles, at least 4 tiles per SM; nothing smaller in the gate
+// reaches it): 1152 x 4096 (576 tiles) and a batch 4 x 192 x 7168 (672
+// tiles; 128-row bands across batch entries, tcgen05 scales padded per
+// entry). Every 8-bit recipe, bf16 and f16; the same tensors with dense
+// scales and with container8 (the ring; run 10's second device call ran
+// k_rowtile on the dense ones too, when it still took them).
 TEST(GpuGateRow, TileBytesEqualReference) {
   REQUIRE_GPU();
   std::uint64_t seed = 6100;
@@ -160,8 +163,8 @@ TEST(GpuGateRow, TileBytesEqualReference) {
   }
 }
 
-// compute-sanitizer subset: k_rowtile, 640 x 8192 (640 tiles), both rowwise
-// layouts.
+// compute-sanitizer subset: k_rowtile (tcgen05), 640 x 8192 (640 tiles), and
+// the same tensor on dense scales.
 TEST(GpuGateSanitizer, RowTile) {
   REQUIRE_GPU();
   mxk::set_poison_check(false);  // one launch each under the sanitizers

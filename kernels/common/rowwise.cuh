@@ -4,9 +4,9 @@
 // chunks through a per-warp cp.async ring in shared memory; tcgen05
 // scales). Both quantize from registers with the same per-group code
 // (row_group, row_ragged); the launcher (launch_impl.cuh, launch_rowwise)
-// picks one by scale layout (kRowStreamDense, kRowStreamTcgen05); k_rowtile
-// (128 x 64 tiles through shared memory, 8-bit codes of large 16-bit
-// tensors) where it applies.
+// picks one by scale layout (kRowStreamDense, kRowStreamTcgen05). A third,
+// k_rowtile (128 x 64 tiles through shared memory, one MX block per thread),
+// takes the 8-bit codes of large 16-bit tensors with tcgen05 scales.
 #pragma once
 
 #include "block32.cuh"
@@ -29,8 +29,8 @@ namespace mxk::dev {
 // 0.964 / 0.928, ring / k_rowstream; 8192x7168 0.938 / 0.948 and 0.924 /
 // 0.906). Run 10 (h100-sol/call1, same binary): ring / k_rowstream MXFP8
 // 0.974 / 0.965, MXINT8 0.964 / 0.931; 8192x7168 0.938 / 0.944, 0.925 /
-// 0.908. So MX dense scales take the ring (where k_rowtile does not
-// apply); NVFP4's quantize pass keeps k_rowstream on dense scales (not
+// 0.908 (call2: 0.973 / 0.964, 0.962 / 0.928). So MX dense scales take
+// the ring; NVFP4's quantize pass keeps k_rowstream on dense scales (not
 // measured on the ring here; the NVFP4 kernels are another branch's).
 template <class Q>
 constexpr bool kRowStreamDense = Q::V == 16;
@@ -66,12 +66,25 @@ constexpr int kStreamCtasPerSm = 4;   // launch bound: at most 64 registers per 
 constexpr int kStreamChunks = 1;      // chunks per warp (automatic), one after the other (2: same, 4: -2%)
 // tile kernel (k_rowtile): 16-bit inputs, MX blocks, 8-bit codes (MXFP8,
 // MXINT8), packed, 128 x 64 tiles (the colwise stream kernel's walk and
-// loads, col_stream.cuh), one per CTA; used where the tensor is made of
-// whole tiles and has at least kTileMinCtasPerSm tiles per SM (the rest:
-// k_rowstream / the ring below). Measured on the H100 (bench/results,
-// run 10 sol): see the README there.
-template <int BITS>
-constexpr bool kRowTileBits = BITS == 8;
+// loads, col_stream.cuh), one per CTA; used for the scale layouts that
+// row_tile_layout names where the tensor is made of whole tiles and has at least
+// kTileMinCtasPerSm tiles per SM (the rest: the ring / k_rowstream above).
+// Measured on the H100 (bench/results/h100-sol/call2, 16384^2 bf16, ratio
+// to the copy, k_rowtile / ring): MXFP8 tcgen05 1.001 / 0.973 (273.2 us
+// against torch's plain fp8 cast 273.4-273.6 us in the same call), rceil
+// 1.001 / 0.973; 8192x7168 0.975 / 0.931. With dense scales it is slower
+// (MXFP8 0.947 / 0.973, MXINT8 0.888 / 0.962; 8192x7168 0.904 / 0.938):
+// a tile writes 2 scale bytes into each of 128 rows' 32-byte sectors
+// there, against one 512-byte tcgen05 block (not profiled). Loading the
+// tile into registers instead (ld.global.nc, a warp per 4 rows x 128
+// bytes, h100-sol/call1) measured 0.876 (tcgen05) / 0.856 (dense).
+// the quantizers it takes: MX, 8-bit codes, the hardware cvt (with
+// mxk::set_force_software the ring runs)
+template <class Q>
+constexpr bool kRowTileQ = false;
+template <int F, bool HW>
+constexpr bool kRowTileQ<MxQ<F, HW>> = HW && Elem<F>::bits == 8;
+__host__ __device__ constexpr bool row_tile_layout(int layout) { return layout == kTcgen05; }
 constexpr int kTileRows = 128, kTileCols = 64;
 constexpr int kTileMinCtasPerSm = 4;
 constexpr int kTileCtasPerSm = 4;  // launch bound: at most 64 registers per thread, 16 KB shared memory
@@ -353,7 +366,7 @@ __device__ __forceinline__ int row_tile_swz(int r) { return (((r >> 5) & 3) << 1
 
 template <class In, class Q>
 __global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc) {
-  static_assert(sizeof(In) == 2 && Q::V == 32 && Q::BITS == 8, "k_rowtile: 16-bit inputs, MX blocks, 8-bit codes");
+  static_assert(sizeof(In) == 2 && kRowTileQ<Q>, "k_rowtile: 16-bit inputs, MX blocks, 8-bit codes, hardware cvt");
   __shared__ uint4 tile[kTileRows][kTileCols / 8];
   const int tid = threadIdx.x;
   int64_t tr, tc;
