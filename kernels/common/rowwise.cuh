@@ -67,8 +67,9 @@ constexpr int kStreamChunks = 1;      // chunks per warp (automatic), one after 
 // tile kernel (k_rowtile): 16-bit inputs, MX blocks, 8-bit codes (MXFP8,
 // MXINT8), packed, 128 x 64 tiles (the colwise stream kernel's walk and
 // loads, col_stream.cuh), one per CTA; used for the scale layouts that
-// row_tile_layout names where the tensor is made of whole tiles and has at least
-// kTileMinCtasPerSm tiles per SM (the rest: the ring / k_rowstream above).
+// row_tile_layout names (tcgen05) where the tensor is made of whole tiles
+// and has at least kTileMinCtasPerSm tiles per SM (the rest: the ring /
+// k_rowstream above).
 // Measured on the H100 (bench/results/h100-sol/call2, 16384^2 bf16, ratio
 // to the copy, k_rowtile / ring): MXFP8 tcgen05 1.001 / 0.973 (273.2 us
 // against torch's plain fp8 cast 273.4-273.6 us in the same call), rceil
@@ -78,7 +79,7 @@ constexpr int kStreamChunks = 1;      // chunks per warp (automatic), one after 
 // there, against one 512-byte tcgen05 block (not profiled). Loading the
 // tile into registers instead (ld.global.nc, a warp per 4 rows x 128
 // bytes, h100-sol/call1) measured 0.876 (tcgen05) / 0.856 (dense).
-// the quantizers it takes: MX, 8-bit codes, the hardware cvt (with
+// The quantizers it takes: MX, 8-bit codes, the hardware cvt (with
 // mxk::set_force_software the ring runs)
 template <class Q>
 constexpr bool kRowTileQ = false;
@@ -356,9 +357,8 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
 // bytes per thread (a warp copies 4 rows x 128 bytes) into a 16 KB tile
 // whose 16-byte chunks are XOR-swizzled by row_tile_swz(row) (= swz128 of
 // col_stream.cuh); then thread -> (row rr, columns 32 rh .. +31): one
-// whole MX block from four
-// conflict-free LDS.128, quantized in the thread (block32.cuh: no
-// shuffles), its 32 codes stored by lane pairs as whole 32-byte sectors
+// whole MX block from four conflict-free LDS.128, quantized in the thread
+// (block32.cuh: no shuffles), its 32 codes stored by lane pairs as whole 32-byte sectors
 // (store32_pair8), its scale byte by row_out. The launcher guarantees
 // rows % 128 == 0, K % 64 == 0, a 16-byte aligned input and code buffer,
 // packed codes.
