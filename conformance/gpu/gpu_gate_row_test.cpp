@@ -1,9 +1,11 @@
 // gpu_gate_row_test.cpp - the `gpu` gate for the rowwise work of issue 9.
-// The rowwise kernels: k_rowstream (dense scales) and the cp.async ring
-// (tcgen05 scales) are both reached by every Recipes test through the two
-// rowwise configurations; here, k_rowstream with 8 warps per CTA (large
-// tensors; the other tests' shapes get 2), ragged last chunks and forced
-// splits, and a sanitizer case. Then inputs for the NVFP4 block
+// The rowwise kernels: the cp.async ring (MX; tcgen05 scales for NVFP4) and
+// k_rowstream (NVFP4 dense scales) are reached by every Recipes test through
+// the two rowwise configurations; k_rowtile (8-bit codes of large tensors,
+// tcgen05 scales) only by the Tile cases here and GpuGateLarge. Here also
+// the dense-scale kernels on large tensors (8 warps per CTA for
+// k_rowstream), ragged last chunks and forced splits, sanitizer cases for
+// each rowwise kernel. Then inputs for the NVFP4 block
 // quantizer that the random and special inputs reach rarely:
 // quotients x / total exactly on, and a few fp32/bf16 steps either side of,
 // every e2m1 decision boundary (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5) for
@@ -84,8 +86,9 @@ std::vector<std::uint32_t> boundary_values(mx::InType t, std::int64_t n) {
   return v;
 }
 
-// k_rowstream with 8 warps per CTA: 1100 x 4100 (5 chunks per row, the
-// last ragged) is 5500 chunks, >= 4 CTAs of 8 warps per SM; splits 0, 3.
+// 1100 x 4100 on dense scales (5 chunks per row, the last ragged; 5500
+// chunks): k_rowstream with 8 warps per CTA for NVFP4, the ring for MX
+// (since run 10); splits 0, 3.
 TEST(GpuGateRow, StreamLargeBytesEqualReference) {
   REQUIRE_GPU();
   struct Reset {
@@ -110,7 +113,8 @@ TEST(GpuGateRow, StreamLargeBytesEqualReference) {
 }
 
 // compute-sanitizer subset (the gate's sanitizer filter runs GpuGateSanitizer.*):
-// k_rowstream on full and ragged chunks, one and four chunks per warp.
+// the dense-scale rowwise kernels on full and ragged chunks, one and four
+// chunks per warp (since run 10: the ring for MX, k_rowstream for NVFP4).
 TEST(GpuGateSanitizer, RowStream) {
   REQUIRE_GPU();
   struct Reset {
@@ -125,6 +129,101 @@ TEST(GpuGateSanitizer, RowStream) {
         const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[0]);
         ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
             << name << " split " << split;
+      }
+    }
+  }
+}
+
+// k_rowtile (8-bit codes, 16-bit inputs, packed, tcgen05 scales, whole
+// 128 x 64 tiles, at least 4 tiles per SM; nothing smaller in the gate
+// reaches it): 1152 x 4096 (576 tiles) and a batch 4 x 192 x 7168 (672
+// tiles; 128-row bands across batch entries, tcgen05 scales padded per
+// entry). Every 8-bit recipe, bf16 and f16; the same tensors with dense
+// scales and with container8 (the ring; run 10's second device call ran
+// k_rowtile on the dense ones too, when it still took them).
+TEST(GpuGateRow, TileBytesEqualReference) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 6100;
+  for (const char* name : {"mxfp8_e4m3", "mxfp8_e4m3:rceil", "mxfp8_e5m2", "mxint8"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f16}) {
+      for (const gate::Shape& s : {gate::Shape{1, 1152, 4096}, gate::Shape{4, 192, 7168}}) {
+        const gate::Dist d = seed % 2 ? gate::Dist::special : gate::Dist::wide;
+        const gate::Input in = gate::make_input(d, t, s.b, s.m, s.k, r.elem, seed++);
+        for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+          for (mx::Packing pk : gate::kPackings) {
+            const mx::QuantizeOptions o = gate::opts_of(c, pk);
+            ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+                << name << " " << mx::in_type_name(t) << " " << gate::shape_str(s) << " " << c.name
+                << (pk == mx::Packing::container8 ? " container8" : " packed");
+          }
+        }
+      }
+    }
+  }
+}
+
+// compute-sanitizer subset: k_rowtile (tcgen05), 640 x 8192 (640 tiles), and
+// the same tensor on dense scales.
+TEST(GpuGateSanitizer, RowTile) {
+  REQUIRE_GPU();
+  mxk::set_poison_check(false);  // one launch each under the sanitizers
+  struct Reset {
+    ~Reset() { mxk::set_poison_check(true); }
+  } reset;
+  for (const char* name : {"mxfp8_e4m3", "mxint8"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    const gate::Input in = gate::make_input(gate::Dist::special, mx::InType::bf16, 1, 640, 8192, r.elem, 6200);
+    for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+      const mx::QuantizeOptions o = gate::opts_of(c);
+      ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+          << name << " " << c.name;
+    }
+  }
+}
+
+// The cp.async ring on dense scales (the MX dense path where k_rowtile does
+// not apply, since run 10): f16 inputs (StreamLarge covers bf16 and f32 at
+// 1100 x 4100), ragged chunks, a batch, and the forced splits 1 and 4.
+TEST(GpuGateRow, RingDenseBytesEqualReference) {
+  REQUIRE_GPU();
+  struct Reset {
+    ~Reset() { mxk::set_work_split(0); }
+  } reset;
+  std::uint64_t seed = 6300;
+  for (const char* name : {"mxfp8_e5m2", "mxint8", "mxfp6_e2m3", "mxfp4:rceil"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (const gate::Shape& s : {gate::Shape{2, 130, 2050}, gate::Shape{1, 520, 8200}}) {
+      const gate::Input in = gate::make_input(gate::Dist::special, mx::InType::f16, s.b, s.m, s.k, r.elem, seed++);
+      for (mx::Packing pk : gate::kPackings) {
+        const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[0], pk);
+        const mx::Quantized want = mx::quantize(r, in.view(), o);
+        for (const int split : {0, 1, 4}) {
+          mxk::set_work_split(split);
+          ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want), "")
+              << name << " " << gate::shape_str(s) << " split " << split
+              << (pk == mx::Packing::container8 ? " container8" : " packed");
+        }
+      }
+    }
+  }
+}
+
+// compute-sanitizer subset: the ring on dense scales, full and ragged chunks.
+TEST(GpuGateSanitizer, RowRingDense) {
+  REQUIRE_GPU();
+  struct Reset {
+    ~Reset() { mxk::set_work_split(0); }
+  } reset;
+  for (const char* name : {"mxint8", "mxfp8_e4m3:rceil"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f16}) {
+      const gate::Input in = gate::make_input(gate::Dist::special, t, 2, 5, 9256, r.elem, 6400);
+      for (const int split : {1, 4}) {
+        mxk::set_work_split(split);
+        const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[0]);
+        ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+            << name << " " << mx::in_type_name(t) << " split " << split;
       }
     }
   }

@@ -105,10 +105,10 @@ int bench_main(const std::vector<std::string>& args) {
     } else if (args[i] == "--only" && i + 1 < args.size()) {
       only = args[++i];
     } else if (args[i] == "--row-kernel" && i + 1 < args.size()) {
-      // rowwise kernel (a probe, common/row_select.hpp): auto (by scale layout), ring, stream
+      // rowwise kernel (a probe, common/row_select.hpp): auto (by scale layout), ring, stream, tile
       const std::string v = args[++i];
-      const int k = v == "auto" ? 0 : v == "ring" ? 1 : v == "stream" ? 2 : -1;
-      if (k < 0) throw mx::InvalidArgument("--row-kernel expects auto, ring or stream");
+      const int k = v == "auto" ? 0 : v == "ring" ? 1 : v == "stream" ? 2 : v == "tile" ? 3 : -1;
+      if (k < 0) throw mx::InvalidArgument("--row-kernel expects auto, ring, stream or tile");
       detail::g_row_kernel.store(k);
     } else if (args[i] == "--ring-order" && i + 1 < args.size()) {
       // k_rowwise's grid order (a probe, common/row_select.hpp): auto (the knob), rows, chunks
@@ -131,7 +131,7 @@ int bench_main(const std::vector<std::string>& args) {
       if (sizes.size() == 4 && sizes[0].first == 16384) sizes.clear();
       sizes.emplace_back(std::atoll(v.substr(0, x).c_str()), std::atoll(v.substr(x + 1).c_str()));
     } else if (args[i] == "-h" || args[i] == "--help") {
-      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--row-kernel auto|ring|stream] [--ring-order auto|rows|chunks] [--nvfp4-pass auto|two|one] [--tile-rows 0|32|128] [--only SUBSTR]\n");
+      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--row-kernel auto|ring|stream|tile] [--ring-order auto|rows|chunks] [--nvfp4-pass auto|two|one] [--tile-rows 0|32|128] [--only SUBSTR]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench: unknown argument '%s' (try --help)\n", args[i].c_str());

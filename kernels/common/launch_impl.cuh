@@ -203,9 +203,11 @@ void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, 
         "nvfp4 one-pass kernel launch (cooperative)");
 }
 
-// k_rowstream or the ring by scale layout (kRowStreamDense/Tcgen05);
-// g_row_kernel forces one (a benchmark probe, mxbench --row-kernel: 1 = the
-// ring, 2 = k_rowstream).
+// k_rowtile where it applies (8-bit codes of large 16-bit tensors made of
+// whole 128 x 64 tiles, tcgen05 scales), else k_rowstream or the ring by
+// scale layout (kRowStreamDense/Tcgen05); g_row_kernel forces one (a benchmark probe,
+// mxbench --row-kernel: 1 = the ring, 2 = k_rowstream, 3 = k_rowtile where
+// it applies).
 template <class In, class Q>
 void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   constexpr std::int64_t CH = dev::RowShape<In>::CH;
@@ -217,9 +219,25 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   }
   const int forced = g_work_split.load();
   const int probe = g_row_kernel.load();
+  if constexpr (sizeof(In) == 2 && dev::kRowTileQ<Q>) {
+    // k_rowtile: whole 128 x 64 tiles, packed codes, 16-byte aligned buffers;
+    // automatically for the layouts of row_tile_layout with at least
+    // kTileMinCtasPerSm tiles per SM (probe 3 forces it where it fits)
+    const std::int64_t tiles = rows / dev::kTileRows * (p.K / dev::kTileCols);
+    const bool fits = p.vec_in != 0 && p.container8 == 0 && rows % dev::kTileRows == 0 && p.K % dev::kTileCols == 0 &&
+                      (reinterpret_cast<std::uintptr_t>(p.row.data) % 16) == 0 && tiles <= 0x7FFFFFFF;
+    const bool autotile = probe == 0 && dev::row_tile_layout(p.row.layout) &&
+                          tiles >= static_cast<std::int64_t>(dev::kTileMinCtasPerSm) * device_sm_count();
+    if (fits && (probe == 3 || autotile)) {
+      launch_quant_kernel<Q>(dev::k_rowtile<In, Q>, dim3(static_cast<unsigned>(tiles)), dim3(256), s, x, p,
+                             p.K / dev::kTileCols);
+      return;
+    }
+  }
   const bool stream = probe == 1   ? false
                       : probe == 2 ? true
-                                   : (p.row.layout == dev::kTcgen05 ? dev::kRowStreamTcgen05 : dev::kRowStreamDense);
+                                   : (p.row.layout == dev::kTcgen05 ? dev::kRowStreamTcgen05
+                                                                    : dev::kRowStreamDense<Q>);
   if (!stream) return launch_rowwise_ring<In, Q>(x, p, nch, forced, s);
   // k_rowstream: kStreamChunks chunks per warp (or the forced split), 8
   // warps per CTA, or 2 where 8 would leave under kStreamMinCtasPerSm CTAs

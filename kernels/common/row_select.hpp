@@ -2,7 +2,9 @@
 // libmxkernels; the gate reaches the automatic choices through the layouts
 // and shapes):
 //   g_row_kernel (mxbench --row-kernel): 0 = by scale layout (rowwise.cuh's
-//     knobs), 1 = the cp.async ring k_rowwise, 2 = k_rowstream;
+//     knobs), 1 = the cp.async ring k_rowwise, 2 = k_rowstream, 3 =
+//     k_rowtile where it applies (16-bit inputs, 8-bit MX codes, packed,
+//     whole 128 x 64 tiles; else by layout);
 //   g_ring_order (mxbench --ring-order): k_rowwise's grid order, 0 = the knob
 //     kRingChunksFast, 1 = rows fastest, 2 = chunks fastest;
 //   g_nvfp4_pass (mxbench --nvfp4-pass): NVFP4 rowwise, 0 = by size

@@ -4,10 +4,12 @@
 // chunks through a per-warp cp.async ring in shared memory; tcgen05
 // scales). Both quantize from registers with the same per-group code
 // (row_group, row_ragged); the launcher (launch_impl.cuh, launch_rowwise)
-// picks one by scale layout (kRowStreamDense, kRowStreamTcgen05).
+// picks one by scale layout (kRowStreamDense, kRowStreamTcgen05). A third,
+// k_rowtile (128 x 64 tiles through shared memory, one MX block per thread),
+// takes the 8-bit codes of large 16-bit tensors with tcgen05 scales.
 #pragma once
 
-#include "block_quant.cuh"
+#include "block32.cuh"
 
 namespace mxk::dev {
 
@@ -25,8 +27,13 @@ namespace mxk::dev {
 // With the ring's chunks-fastest order (kRingChunksFast), the ring measured
 // faster on dense scales too (h100-row2/call2: MXFP8 0.975 / 0.964, MXINT8
 // 0.964 / 0.928, ring / k_rowstream; 8192x7168 0.938 / 0.948 and 0.924 /
-// 0.906); not switched yet: the gate ran dense scales on k_rowstream.
-constexpr bool kRowStreamDense = true;
+// 0.906). Run 10 (h100-sol/call1, same binary): ring / k_rowstream MXFP8
+// 0.974 / 0.965, MXINT8 0.964 / 0.931; 8192x7168 0.938 / 0.944, 0.925 /
+// 0.908 (call2: 0.973 / 0.964, 0.962 / 0.928). So MX dense scales take
+// the ring; NVFP4's quantize pass keeps k_rowstream on dense scales (not
+// measured on the ring here; the NVFP4 kernels are another branch's).
+template <class Q>
+constexpr bool kRowStreamDense = Q::V == 16;
 constexpr bool kRowStreamTcgen05 = false;
 // (A persistent grid that walked (row, chunk) items in a static order was
 // tried and measured slower on the H100: 0.853 of the copy against 0.939 for
@@ -57,6 +64,31 @@ constexpr int kStreamWarpsSmall = 2;  // warps per CTA where 8 would leave under
 constexpr int kStreamMinCtasPerSm = 4;
 constexpr int kStreamCtasPerSm = 4;   // launch bound: at most 64 registers per thread
 constexpr int kStreamChunks = 1;      // chunks per warp (automatic), one after the other (2: same, 4: -2%)
+// tile kernel (k_rowtile): 16-bit inputs, MX blocks, 8-bit codes (MXFP8,
+// MXINT8), packed, 128 x 64 tiles (the colwise stream kernel's walk and
+// loads, col_stream.cuh), one per CTA; used for the scale layouts that
+// row_tile_layout names (tcgen05) where the tensor is made of whole tiles
+// and has at least kTileMinCtasPerSm tiles per SM (the rest: the ring /
+// k_rowstream above).
+// Measured on the H100 (bench/results/h100-sol/call2, 16384^2 bf16, ratio
+// to the copy, k_rowtile / ring): MXFP8 tcgen05 1.001 / 0.973 (273.2 us
+// against torch's plain fp8 cast 273.4-273.6 us in the same call), rceil
+// 1.001 / 0.973; 8192x7168 0.975 / 0.931. With dense scales it is slower
+// (MXFP8 0.947 / 0.973, MXINT8 0.888 / 0.962; 8192x7168 0.904 / 0.938):
+// a tile writes 2 scale bytes into each of 128 rows' 32-byte sectors
+// there, against one 512-byte tcgen05 block (not profiled). Loading the
+// tile into registers instead (ld.global.nc, a warp per 4 rows x 128
+// bytes, h100-sol/call1) measured 0.876 (tcgen05) / 0.856 (dense).
+// The quantizers it takes: MX, 8-bit codes, the hardware cvt (with
+// mxk::set_force_software the ring runs)
+template <class Q>
+constexpr bool kRowTileQ = false;
+template <int F, bool HW>
+constexpr bool kRowTileQ<MxQ<F, HW>> = HW && Elem<F>::bits == 8;
+__host__ __device__ constexpr bool row_tile_layout(int layout) { return layout == kTcgen05; }
+constexpr int kTileRows = 128, kTileCols = 64;
+constexpr int kTileMinCtasPerSm = 4;
+constexpr int kTileCtasPerSm = 4;  // launch bound: at most 64 registers per thread, 16 KB shared memory
 template <class In>
 struct RowU {
   static constexpr int U = sizeof(In) == 4 ? 2 : 4;  // 64 bytes of input per lane per chunk
@@ -316,6 +348,53 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
     is = is + 1 == S ? 0 : is + 1;
   }
   cp_async_wait<0>();  // nothing is left in flight (only existing chunks were copied)
+}
+
+// ---- k_rowtile (16-bit inputs, MX blocks, 8-bit codes) ----------------------------
+// CTA b converts tile b in row-major tile order (row bands of 128 in turn,
+// 64-column tiles fastest), one tile per CTA, the way the colwise stream
+// kernel (col_stream.cuh) walks and loads its tiles: 4 cp.async of 16
+// bytes per thread (a warp copies 4 rows x 128 bytes) into a 16 KB tile
+// whose 16-byte chunks are XOR-swizzled by row_tile_swz(row) (= swz128 of
+// col_stream.cuh); then thread -> (row rr, columns 32 rh .. +31): one
+// whole MX block from four conflict-free LDS.128, quantized in the thread
+// (block32.cuh: no shuffles), its 32 codes stored by lane pairs as whole 32-byte sectors
+// (store32_pair8), its scale byte by row_out. The launcher guarantees
+// rows % 128 == 0, K % 64 == 0, a 16-byte aligned input and code buffer,
+// packed codes.
+__device__ __forceinline__ int row_tile_swz(int r) { return (((r >> 5) & 3) << 1) | (r & 1); }
+
+template <class In, class Q>
+__global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc) {
+  static_assert(sizeof(In) == 2 && kRowTileQ<Q>, "k_rowtile: 16-bit inputs, MX blocks, 8-bit codes, hardware cvt");
+  __shared__ uint4 tile[kTileRows][kTileCols / 8];
+  const int tid = threadIdx.x;
+  int64_t tr, tc;
+  item_rc(blockIdx.x, gridDim.x, ntc, tr, tc);  // grid < 2^31 (launcher)
+  const int64_t r0 = tr * kTileRows, c0 = tc * kTileCols;
+  {  // load: thread -> rows lr + 32 s (s < 4), chunk lch
+    const int lr = tid >> 3, lch = tid & 7;
+    const In* q = x + (r0 + lr) * p.K + c0 + lch * 8;
+#pragma unroll
+    for (int s = 0; s < 4; ++s) cp_async16(&tile[lr + 32 * s][lch ^ row_tile_swz(lr + 32 * s)], q + s * 32 * p.K);
+    cp_async_commit();
+  }
+  // thread -> row rr, half rh (the bits of tid as in col_stream.cuh's rowwise
+  // part: a quarter-warp's eight LDS.128 hit eight distinct chunks)
+  const int rr = (tid & 1) | (((tid >> 3) & 3) << 1) | (((tid >> 5) & 3) << 3) | (((tid >> 2) & 1) << 5) | ((tid >> 7) << 6);
+  const int rh = (tid >> 1) & 1;
+  cp_async_wait<0>();
+  __syncthreads();
+  uint4 r[4];
+#pragma unroll
+  for (int g = 0; g < 4; ++g) r[g] = tile[rr][(4 * rh + g) ^ row_tile_swz(rr)];
+  uint32_t sc;
+  const int se = static_cast<int>(scale32<In, Q>(r, p, sc)) - 127;
+  uint32_t w[8];
+  encode32_packed<In, Q>(r, se, w);
+  const RowOut o = row_out(p, r0 + rr);
+  store32_pair8(o.dr + c0 + 32 * rh, rh, 2, w);  // the lane of rh ^ 1 (tid bit 1) holds the other half
+  o.scale(c0 / 32 + rh, sc, p);
 }
 
 }  // namespace mxk::dev
