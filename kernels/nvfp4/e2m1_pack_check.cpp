@@ -28,25 +28,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include "host_check.hpp"
+
 namespace {
 
-float f_of(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-
-uint32_t e2m1_ref(uint32_t b) {
-  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0x7u;
-  const uint32_t s = (b >> 31) << 3;
-  const float m = std::fabs(f_of(b));
-  uint32_t c;
-  if (m <= 0.25f) c = 0;
-  else if (m < 0.75f) c = 1;
-  else if (m <= 1.25f) c = 2;
-  else if (m < 1.75f) c = 3;
-  else if (m <= 2.5f) c = 4;
-  else if (m < 3.5f) c = 5;
-  else if (m <= 5.0f) c = 6;
-  else c = 7;
-  return s | c;
-}
+using nvfp4_check::f_of;
+uint32_t e2m1_ref(uint32_t b) { return nvfp4_check::e2m1(f_of(b)); }
 
 // cvt.rz.f16.f32 of one fp32 pattern
 uint32_t f16_rz(uint32_t a) {

@@ -38,27 +38,13 @@
 #include <set>
 #include <vector>
 
+#include "host_check.hpp"
+
 namespace {
 
-float f_of(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-uint32_t u_of(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-
-uint32_t e2m1(float q) {  // RNE, saturating, NaN -> +max (SPEC C2 defaults)
-  const uint32_t b = u_of(q);
-  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0x7u;
-  const uint32_t s = (b >> 31) << 3;
-  const float m = std::fabs(q);
-  uint32_t c;
-  if (m <= 0.25f) c = 0;
-  else if (m < 0.75f) c = 1;
-  else if (m <= 1.25f) c = 2;
-  else if (m < 1.75f) c = 3;
-  else if (m <= 2.5f) c = 4;
-  else if (m < 3.5f) c = 5;
-  else if (m <= 5.0f) c = 6;
-  else c = 7;
-  return s | c;
-}
+using nvfp4_check::e2m1;
+using nvfp4_check::f_of;
+using nvfp4_check::u_of;
 
 // keep in step with Nvfp4Q<1>::quotient_rn<true>: on the signed x,
 // q0 = RN(x * y), r = RD(x - q0 * total) (fma.rm), result RN(q0 + r * y).
