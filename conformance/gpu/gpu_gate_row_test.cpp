@@ -87,8 +87,8 @@ std::vector<std::uint32_t> boundary_values(mx::InType t, std::int64_t n) {
 }
 
 // 1100 x 4100 on dense scales (5 chunks per row, the last ragged; 5500
-// chunks): k_rowstream with 8 warps per CTA for NVFP4, the ring for MX
-// (since run 10); splits 0, 3.
+// chunks): k_rowstream with 8 warps per CTA for NVFP4 and MXFP8 (MXFP8
+// since run 11), the ring for the other MX formats; splits 0, 3.
 TEST(GpuGateRow, StreamLargeBytesEqualReference) {
   REQUIRE_GPU();
   struct Reset {
@@ -114,7 +114,8 @@ TEST(GpuGateRow, StreamLargeBytesEqualReference) {
 
 // compute-sanitizer subset (the gate's sanitizer filter runs GpuGateSanitizer.*):
 // the dense-scale rowwise kernels on full and ragged chunks, one and four
-// chunks per warp (since run 10: the ring for MX, k_rowstream for NVFP4).
+// chunks per warp (since run 11: k_rowstream for MXFP8 and NVFP4, the ring
+// for MXFP6).
 TEST(GpuGateSanitizer, RowStream) {
   REQUIRE_GPU();
   struct Reset {
@@ -182,9 +183,9 @@ TEST(GpuGateSanitizer, RowTile) {
   }
 }
 
-// The cp.async ring on dense scales (the MX dense path where k_rowtile does
-// not apply, since run 10): f16 inputs (StreamLarge covers bf16 and f32 at
-// 1100 x 4100), ragged chunks, a batch, and the forced splits 1 and 4.
+// The cp.async ring on dense scales (MXINT8, MXFP6, MXFP4; MXFP8 e5m2 here
+// takes k_rowstream since run 11): f16 inputs (StreamLarge covers bf16 and
+// f32 at 1100 x 4100), ragged chunks, a batch, and the forced splits 1 and 4.
 TEST(GpuGateRow, RingDenseBytesEqualReference) {
   REQUIRE_GPU();
   struct Reset {
@@ -209,7 +210,8 @@ TEST(GpuGateRow, RingDenseBytesEqualReference) {
   }
 }
 
-// compute-sanitizer subset: the ring on dense scales, full and ragged chunks.
+// compute-sanitizer subset: the dense-scale kernels (MXINT8: the ring; MXFP8:
+// k_rowstream since run 11), full and ragged chunks.
 TEST(GpuGateSanitizer, RowRingDense) {
   REQUIRE_GPU();
   struct Reset {

@@ -59,9 +59,17 @@ template <> __device__ __forceinline__ uint32_t widen<__half>(__half v) {
   return __float_as_uint(__half2float(v));  // exact widening
 }
 
+// The streaming 16-byte load of k_rowstream, the NVFP4 amax and one-pass
+// kernels and tiles.cuh: a plain `ld.global` (PTX ISA 9.7.9.8). Measured on
+// the H100 against `ld.global.nc.L1::no_allocate` (the form used before run
+// 11), same call, same tree otherwise (bench/results/h100-ldg/, 16384^2
+// bf16, ratio to the D2D copy, plain / nc): k_rowstream MXFP8 dense 1.015 /
+// 0.964, MXINT8 dense 0.955 / 0.929, MXFP8 tcgen05 0.987 / 0.924; NVFP4
+// (amax pass + k_rowstream) 0.948 / 0.942; bench/sol/sol.cu's bytes-only
+// kernel 1.013 / 0.967 (run 10).
 __device__ __forceinline__ uint4 ld_stream(const void* p) {
   uint4 r;
-  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+  asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];"
                : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
                : "l"(p));
   return r;

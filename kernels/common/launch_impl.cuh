@@ -74,9 +74,9 @@ template <class In, class Q>
 void launch_rowwise_ring(const In* x, const dev::Params& p, std::int64_t nch, int forced, cudaStream_t s) {
   const std::int64_t rows = p.batch * p.M;
   const std::int64_t gx = (rows + dev::kRowWarps - 1) / dev::kRowWarps;
-  // Up to kRowMaxChunks<BITS> chunks per warp (pipelined), fewer where that
+  // Up to kRowMaxChunks<Q> chunks per warp (pipelined), fewer where that
   // would leave fewer than kRowMinCtas CTAs (small tensors want every SM busy).
-  const std::int64_t cpw = forced > 0 ? forced : std::clamp<std::int64_t>(gx * nch / dev::kRowMinCtas, 1, dev::kRowMaxChunks<Q::BITS>);
+  const std::int64_t cpw = forced > 0 ? forced : std::clamp<std::int64_t>(gx * nch / dev::kRowMinCtas, 1, dev::kRowMaxChunks<Q>);
   const std::int64_t gy = std::min<std::int64_t>((nch + cpw - 1) / cpw, 65535);
   if (gx * gy > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many rows for one launch");
   const int order = g_ring_order.load();

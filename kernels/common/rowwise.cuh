@@ -32,8 +32,22 @@ namespace mxk::dev {
 // 0.908 (call2: 0.973 / 0.964, 0.962 / 0.928). So MX dense scales take
 // the ring; NVFP4's quantize pass keeps k_rowstream on dense scales (not
 // measured on the ring here; the NVFP4 kernels are another branch's).
+// Run 11 (bench/results/h100-ldg/, one call, both builds alternating): with
+// ld_stream a plain ld.global, k_rowstream / ring on dense scales MXFP8
+// 1.015 / 0.974 (269.3 us, torch's plain fp8 cast 273.6 us in the same
+// call), 8192x7168 0.976 / 0.939; MXINT8 0.955 / 0.964, 8192x7168 0.918 /
+// 0.924. So MXFP8 (8-bit float codes) and NVFP4 take k_rowstream on dense
+// scales, the other MX formats the ring.
 template <class Q>
-constexpr bool kRowStreamDense = Q::V == 16;
+constexpr bool kIsIntQ = false;  // MXINT8
+template <int F, bool HW>
+constexpr bool kIsIntQ<MxQ<F, HW>> = Elem<F>::is_int != 0;
+template <class Q>
+constexpr bool kStreamDenseMx = false;
+template <int F, bool HW>
+constexpr bool kStreamDenseMx<MxQ<F, HW>> = Elem<F>::bits == 8 && !Elem<F>::is_int;
+template <class Q>
+constexpr bool kRowStreamDense = Q::V == 16 || kStreamDenseMx<Q>;
 constexpr bool kRowStreamTcgen05 = false;
 // (A persistent grid that walked (row, chunk) items in a static order was
 // tried and measured slower on the H100: 0.853 of the copy against 0.939 for
@@ -42,10 +56,15 @@ constexpr bool kRowStreamTcgen05 = false;
 constexpr int kRowWarps = 8;       // warps (rows) per CTA
 constexpr int kRowStages = 3;      // ring depth: chunk i converts while i+1, i+2 load
 constexpr int kRowCtasPerSm = 4;   // launch bound: 48 KB ring, 64 registers per thread
-// chunks per warp at most (launcher), by code width: MXFP6 (6-byte stores)
-// measured 0.916 of the copy with 2 against 0.896 with 4, the others best at 4
-template <int BITS>
-constexpr int kRowMaxChunks = BITS == 6 ? 2 : 4;
+// chunks per warp at most (launcher), by format. Run 11 (h100-lead/exp,
+// split.txt: 16384^2 bf16 tcgen05 / dense, ratio to the copy, forced splits
+// 1 / 2 / 3 / 4 / 7): MXFP4 0.803 / 0.890 / 0.899 / 0.915 / 0.913, MXFP6
+// e3m2 0.867 / 0.935 / 0.945 / 0.943 / 0.926 (16384x7168: 0.851 / 0.885 /
+// 0.892 / 0.878 / 0.843), MXINT8 0.941 / 0.987 / 0.979 / 0.964 / 0.955
+// (best at 2 on every size measured). (Run 6, before the chunks-fastest
+// order: MXFP6 0.916 with 2 against 0.896 with 4.)
+template <class Q>
+constexpr int kRowMaxChunks = Q::BITS == 6 ? 3 : (Q::BITS == 8 && kIsIntQ<Q>) ? 2 : 4;
 constexpr int kRowMinCtas = 3000;  // fewer chunks per warp where that leaves fewer CTAs
 // grid order of k_rowwise: rows fastest (false: the gy CTAs of one row
 // block far apart in time) or chunks fastest (true: the gy CTAs of a row
@@ -78,7 +97,10 @@ constexpr int kStreamChunks = 1;      // chunks per warp (automatic), one after 
 // a tile writes 2 scale bytes into each of 128 rows' 32-byte sectors
 // there, against one 512-byte tcgen05 block (not profiled). Loading the
 // tile into registers instead (ld.global.nc, a warp per 4 rows x 128
-// bytes, h100-sol/call1) measured 0.876 (tcgen05) / 0.856 (dense).
+// bytes, h100-sol/call1) measured 0.876 (tcgen05) / 0.856 (dense). Run 11
+// (h100-lead/exp, builds A / B alternating): the tile loaded by plain
+// ld.global into registers and stored to shared memory instead of cp.async
+// measured the same (0.999-1.000 both, 8192x7168 0.974-0.975 both).
 // The quantizers it takes: MX, 8-bit codes, the hardware cvt (with
 // mxk::set_force_software the ring runs)
 template <class Q>
