@@ -143,11 +143,13 @@ inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   return wide ? 418 : 724;
 }
 // bn == 0, decode_cols == 0, M <= 64: the mma.sync kernel where its 4-tile
-// blocks fill half the SMs, or M <= 16 (producer forms), else the wgmma
-// decode kernel (gemm_w4a16_decode.cu).
+// blocks fill half the SMs, or M <= 32 (producer forms), else the wgmma
+// decode kernel (gemm_w4a16_decode.cu). Run 11 pc call 1 (same call, us, N =
+// 2048, K = 7168): 811 20.73 / wgmma 20.99 (M = 1), 812 22.57 / 23.61 (M =
+// 16), 814 25.98 / 27.51 (M = 32), 724 40.63 / 34.08 (M = 64).
 inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
   (void)k;
-  return w4_mma_wide(n, sms) || m <= 16;
+  return w4_mma_wide(n, sms) || m <= 32;
 }
 
 }  // namespace mxk::gemm::cfg

@@ -34,15 +34,15 @@
 // ceil(K / 16) add only zero products (no-ops under the model).
 //
 // Two forms (cfg::W4Mma): flat (P = 0; every warp widens its own tile and runs
-// its mmas: ~30 instructions per k16 step) and producer/consumer (P = 3
-// producer warps widen one tile into a widened buffer for TG consumer warps).
-// On the H100 the flat form with 4 tiles per block is the fastest at N = 7168
-// (the launcher takes it there, cfg::w4_mma_on); at N = 2048 (128 tiles, one
-// warp per SM sub-partition) every form is slower than the wgmma decode
-// kernel. The producer form was slower than expected (1 x 2048 x 7168: 28.5
-// us, barrier and no-instruction stalls); its SASS keeps the scale words of
-// pc_widen in local memory (STL / LDL: codes indexed by a runtime step) - not
-// fixed, not measured further (bench/results/gemm-decode.md).
+// its mmas: ~30 instructions per k16 step) and producer/consumer (P = 2..4
+// producer warps, each owning every P-th k-tile: it copies the k-tile, widens
+// it into the stage's widened buffer and hands it over on the stage's `full`
+// mbarrier; TG consumer warps only fetch the fragments and run the mmas, and
+// release the stage on its `empty` mbarrier). On the H100 the flat form with 4
+// tiles per block is the fastest at N = 7168 (the launcher takes it there,
+// cfg::w4_mma_on); at N = 2048 (128 tiles, one warp per SM sub-partition: the
+// flat form is issue-bound) the producer forms (bench/results/gemm-decode.md,
+// "run 11 pc").
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -261,25 +261,52 @@ __device__ __forceinline__ void mma_tile(const std::uint8_t* st, const std::uint
 }
 
 // A producer lane widens the KT / 16 steps of the k-tile in stage st into
-// its widened buffer (step s of lane l at WB + 512 s + 16 l): every step and
-// scale word at a compile-time index (no local memory).
+// its widened buffer (step s of lane l at WB + 512 s + 16 l), 8 steps at a
+// time in three batches (the 32 packed bytes, their 32 table entries, the
+// multiplies and stores) so that the loads of a batch overlap; every step
+// and scale word at a compile-time index (no local memory). Byte r of a
+// step: A fragment register r (rows g, g + 8, g, g + 8; bytes 2t, 2t, 2t + 1,
+// 2t + 1 of the step's 8), as in widen_step.
 template <class C, bool RAGGED>
 __device__ __forceinline__ void pc_widen(std::uint8_t* st, const std::uint8_t* lut, const std::uint8_t* stab,
                                          int valid) {
   using L = MmaLayout<C>;
+  constexpr int H = 8;
   const int l = static_cast<int>(threadIdx.x) & 31, g = l >> 2, t = l & 3;
   const std::uint8_t* const b0 = st + g * L::RS + 2 * t;
   std::uint32_t c0[L::CW], c1[L::CW];
   stage_codes<C>(st, g, c0, c1);
 #pragma unroll
-  for (int j = 0; j < L::KB; ++j) {
-    const std::uint32_t f0 = scale_f2(c0, j, stab), f1 = scale_f2(c1, j, stab);
+  for (int h = 0; h < L::STEPS; h += H) {
+    std::uint32_t x[H][4], v[H][4], f[H / 2][2];
 #pragma unroll
-    for (int u = 0; u < 2; ++u) {
-      const int s = 2 * j + u;
+    for (int i = 0; i < H; ++i)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) x[i][r] = b0[8 * (h + i) + (r & 1) * 8 * L::RS + (r >> 1)];
+#pragma unroll
+    for (int j = 0; j < H / 2; ++j) {
+      f[j][0] = scale_f2(c0, (h >> 1) + j, stab);
+      f[j][1] = scale_f2(c1, (h >> 1) + j, stab);
+    }
+#pragma unroll
+    for (int i = 0; i < H; ++i)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) v[i][r] = *reinterpret_cast<const std::uint32_t*>(lut + 128u * x[i][r]);
+#pragma unroll
+    for (int i = 0; i < H; ++i) {
       std::uint32_t a[4];
-      widen_step<L::RS, RAGGED>(a, b0, s, f0, f1, lut, t, valid);
-      *reinterpret_cast<uint4*>(st + L::WB + s * 512 + 16 * l) = make_uint4(a[0], a[1], a[2], a[3]);
+#pragma unroll
+      for (int r = 0; r < 4; ++r) a[r] = mul_bf16x2(v[i][r], f[i >> 1][r & 1]);
+      if constexpr (RAGGED) {
+        const int k = 16 * (h + i) + 4 * t;
+        const std::uint32_t m01 = k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
+        const std::uint32_t m23 = k + 3 < valid ? 0xFFFFFFFFu : k + 2 < valid ? 0x0000FFFFu : 0u;
+        a[0] &= m01;
+        a[1] &= m01;
+        a[2] &= m23;
+        a[3] &= m23;
+      }
+      *reinterpret_cast<uint4*>(st + L::WB + (h + i) * 512 + 16 * l) = make_uint4(a[0], a[1], a[2], a[3]);
     }
   }
 }
@@ -548,9 +575,11 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 812: return mma_launch<cfg::W4Mma<1, 1, 2, 3>, BF16>(p, s);
     case 814: return mma_launch<cfg::W4Mma<1, 1, 4, 3>, BF16>(p, s);
     case 821: return mma_launch<cfg::W4Mma<1, 2, 1, 3>, BF16>(p, s);
+    case 911: return mma_launch<cfg::W4Mma<1, 1, 1, 4>, BF16>(p, s);
+    case 912: return mma_launch<cfg::W4Mma<1, 1, 2, 4>, BF16>(p, s);
     default:
       throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 224 (flat), "
-                                "711, 712, 724 (2 producer warps) or 811, 812, 814, 821 (3 producer warps) "
+                                "711, 712, 724, 811, 812, 814, 821, 911, 912 (2, 3, 4 producer warps) "
                                 "(decode_cols 2000 + form)");
   }
 }

@@ -35,13 +35,14 @@ grep -E "Failure|differ|Which is|w4a16 m=" "$OUT/smoke.log" | head -8 | tee -a "
 [ $rc = 124 ] && { log "HANG: stop"; exit 1; }
 log "## decode shapes (kernel,M,N,K,us_per_call,tflops; bf16 out; cols0 launcher, cols1000 wgmma decode kernel, cols2XYZ mma.sync form XYZ)"
 bench() { timeout 15 $BENCH time w4a16 $1 $2 $3 200 0 $4 2>&1 | sed "s/^w4a16,/w4a16(cols$4),/" | tee -a "$S"; }
-for c in 0 1000 2411 2811; do bench 1 7168 2048 $c; done
-for c in 0 1000 2811 2711 2821 2411; do bench 1 2048 7168 $c; done
-for c in 0 1000 2412 2812; do bench 16 7168 2048 $c; done
-for c in 0 1000 2812 2712 2821; do bench 16 2048 7168 $c; done
+for c in 0 1000 2411; do bench 1 7168 2048 $c; done
+for c in 0 1000 2811 2711 2911 2821 2411; do bench 1 2048 7168 $c; done
+for c in 0 1000 2412; do bench 16 7168 2048 $c; done
+for c in 0 1000 2812 2712 2912 2821; do bench 16 2048 7168 $c; done
 for c in 0 1000 2418; do bench 64 7168 2048 $c; done
 for c in 0 1000 2724 2814 2224; do bench 64 2048 7168 $c; done
-bench 32 2048 7168 2814; bench 32 2048 7168 1000
+for c in 0 1000 2814; do bench 32 2048 7168 $c; done
+for c in 0 1000 2811; do bench 8 2048 7168 $c; done
 log "bench done: $(( $(date +%s) - t0 )) s"
 timeout 40 python3 kernels/gemm/bench/torch_bench.py 50 2>&1 | grep -E "cublas_bf16.*,(1|16|64),|graph|Error" | tee -a "$S"
 log "torch done: $(( $(date +%s) - t0 )) s"
