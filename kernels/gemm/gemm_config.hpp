@@ -133,8 +133,10 @@ struct W4Mma {
 inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 4 >= sms / 2; }
 // The form for bn == 0 (decode_cols 0 or 2000). Wide N (h100-mma/call2, us per
 // call, bf16 out, N = 7168, K = 2048): M = 1 411 12.09; M = 16 412 13.22;
-// M = 64 418 18.40. Narrow N: the producer forms (run 11 pc, see
-// bench/results/gemm-decode.md).
+// M = 64 418 18.40. Narrow N (run 11 pc call 2, h100-pc/call2, N = 2048, K =
+// 7168): M = 1 811 17.07 (911 17.46, 821 18.87, 711 20.74); M = 8 811 16.51;
+// M = 16 812 17.96 (821 18.60, 912 18.86, 712 22.28); M = 32 814 21.19; M = 64
+// 724 34.40 (814 37.57, 224 38.57; the wgmma kernel 34.16 is taken there).
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
   if (m <= 8) return wide ? 411 : 811;
@@ -144,9 +146,9 @@ inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
 }
 // bn == 0, decode_cols == 0, M <= 64: the mma.sync kernel where its 4-tile
 // blocks fill half the SMs, or M <= 32 (producer forms), else the wgmma
-// decode kernel (gemm_w4a16_decode.cu). Run 11 pc call 1 (same call, us, N =
-// 2048, K = 7168): 811 20.73 / wgmma 20.99 (M = 1), 812 22.57 / 23.61 (M =
-// 16), 814 25.98 / 27.51 (M = 32), 724 40.63 / 34.08 (M = 64).
+// decode kernel (gemm_w4a16_decode.cu). Run 11 pc call 2 (same call, us, N =
+// 2048, K = 7168, mma / wgmma): M = 1 17.07 / 20.91, M = 8 16.51 / 23.05,
+// M = 16 17.96 / 23.70, M = 32 21.19 / 27.72, M = 64 34.40 / 34.16.
 inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
   (void)k;
   return w4_mma_wide(n, sms) || m <= 32;
