@@ -22,7 +22,7 @@
 // 512, or bn 0 where packed rows of B are 16-byte multiples): W4a16RegisterA.
 // w4a16 M <= 64 on mma.sync (gemm_w4a16_mma.cu; decode_cols 2000 + form, and
 // bn 0 / decode_cols 0 where cfg::w4_mma_on picks it): every form (TR weight
-// tiles x TG token groups x NT n8 tiles; 3 producer warps + TG consumers),
+// tiles x TG token groups x NT n8 tiles; 2, 3 or 4 producer warps + TG consumers),
 // aligned (cp.async) and unaligned
 // rows, K ragged against 16, 32 and the k-tile 256, rings that wrap, planted
 // specials, in-group cancellation, extreme scales (W4a16MmaKernel,
@@ -235,7 +235,11 @@ TEST(GemmGateSanitizer, W4a16Small) {
 // The mma.sync decode kernel (decode_cols 2000 + form; cfg::W4Mma::FORM):
 // every form once; byte loads with K ragged against 16 and the k-tile; cp.async
 // with a ragged last k-tile; whole k-tiles; partial blocks in M and N; stage
-// rings that wrap (ST 8 for 16-row blocks of 8 tokens, 4 for 64 tokens).
+// rings that wrap (flat: ST 8 for 16-row blocks of 8 tokens, 4 for 64 tokens;
+// producer forms: ST 12 / 9 / 6 / 4 for 8 / 16 / 32 / 64 tokens (3 producers),
+// 12 / 8 / 4 (2 producers), 12 / 8 (4 producers), every producer warp's own
+// ring wrapping),
+// producer warps without any k-tile (K <= 256).
 TEST(GemmGateSanitizer, W4a16Mma) {
   REQUIRE_GPU();
   run_w4({1, 40, 77, kDense, Fmt::fp32, true, 3, 0, 2111}, 21);     // byte loads, one ragged k-tile
@@ -245,10 +249,15 @@ TEST(GemmGateSanitizer, W4a16Mma) {
   run_w4({16, 100, 512, kTc, Fmt::bf16, true, 3, 0, 2412}, 25);     // cp.async, whole k-tiles
   run_w4({33, 40, 256, kDense, Fmt::fp32, false, 3, 0, 2224}, 26);  // 64-token block, 33 rows of A
   run_w4({64, 72, 1312, kTc, Fmt::bf16, true, 3, 0, 2418}, 27);     // 6 k-tiles over 4 stages
-  run_w4({40, 33, 1056, kDense, Fmt::fp32, false, 3, 0, 2824}, 28);  // 5 k-tiles over 4 stages, ragged
-  run_w4({1, 20, 2337, kTc, Fmt::bf16, true, 3, 0, 2811}, 29);     // producers/consumer: 10 k-tiles over 8 stages
+  run_w4({40, 33, 1056, kDense, Fmt::fp32, false, 3, 0, 2724}, 28);  // 5 k-tiles over 4 stages, ragged
+  run_w4({1, 20, 4001, kTc, Fmt::bf16, true, 3, 0, 2811}, 29);     // 16 k-tiles over 12 stages, byte loads
   run_w4({9, 40, 77, kDense, Fmt::fp32, false, 3, 0, 2821}, 30);     // two consumers, one ragged k-tile, byte loads
-  run_w4({16, 130, 1536, kTc, Fmt::bf16, false, 3, 0, 2812}, 31);   // 6 whole k-tiles over 5 stages
+  run_w4({16, 130, 4608, kTc, Fmt::bf16, false, 3, 0, 2812}, 31);   // 18 whole k-tiles over 9 stages
+  run_w4({30, 50, 2080, kTc, Fmt::bf16, true, 3, 0, 2814}, 32);     // 9 k-tiles over 6 stages, ragged
+  run_w4({1, 16, 6000, kDense, Fmt::bf16, false, 3, 0, 2711}, 33);  // 24 k-tiles over 12 stages, ragged
+  run_w4({13, 24, 2300, kTc, Fmt::fp32, true, 3, 0, 2712}, 34);     // 9 k-tiles over 8 stages, byte loads
+  run_w4({2, 24, 3400, kDense, Fmt::bf16, true, 3, 0, 2911}, 35);   // 4 producers: 14 k-tiles over 12 stages, ragged
+  run_w4({16, 40, 2560, kTc, Fmt::fp32, false, 3, 0, 2912}, 36);   // 10 whole k-tiles over 8 stages
 }
 
 // The register-A kernel (gemm_w4a16_rs.cu, bn 512 forces it; packed rows of
@@ -365,7 +374,7 @@ TEST(GemmGate, W4a16DecodeKernel) {  // bn 0, M <= 64: every width of A rows per
 TEST(GemmGate, W4a16MmaKernel) {  // bn 0, M <= 64, decode_cols 2000 + form: every form of the mma.sync kernel
   REQUIRE_GPU();
   std::uint64_t seed = 1000;
-  for (int form : {111, 411, 412, 418, 224, 811, 812, 821, 824}) {
+  for (int form : {111, 411, 412, 418, 224, 711, 712, 724, 811, 812, 814, 821, 911, 912}) {
     const std::int64_t tok = 8 * (form % 10) * (form / 10 % 10);  // rows of A per block
     for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 64, 256}, {3, 130, 544},
                            {tok, 72, 1024}, {std::min<std::int64_t>(tok + 1, 64), 200, 97}, {64, 64, 2080},
@@ -415,7 +424,7 @@ TEST(GemmGate, W4a16MmaCancellation) {
       a[static_cast<std::size_t>(r * k + i)] = a[static_cast<std::size_t>(r * k + i - 1)];
   std::vector<float> c(static_cast<std::size_t>(m * n));
   for (std::size_t i = 0; i < c.size(); ++i) c[i] = i % 3 == 0 ? 16777216.0f : i % 3 == 1 ? -1e30f : 0.5f;
-  for (int cols : {2111, 2411, 2412, 2224, 2418, 2811, 2812, 2821, 2824, 0, 16})
+  for (int cols : {2111, 2411, 2412, 2224, 2418, 2711, 2712, 2724, 2811, 2812, 2814, 2821, 2911, 2912, 0, 16})
     for (Fmt out : {Fmt::fp32, Fmt::bf16}) {
       SCOPED_TRACE("cols " + std::to_string(cols));
       check_w4(a, m, b, cols % 2 ? c.data() : nullptr, out, 0, cols);

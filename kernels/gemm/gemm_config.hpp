@@ -117,41 +117,41 @@ inline bool w4_rs_two_wg(std::int64_t blocks, int sms) { return 2 * blocks > sms
 
 // M <= 64 on the warp-level mma.sync (gemm_w4a16_mma.cu): D^T = B A^T, 16 rows
 // of B (widened in registers) x 8 NT rows of A per warp (NT m16n8k16 mmas per
-// k16 step), k-tiles of KT = 256 staged in shared memory (as many stages, <= 8,
-// as fit in SMEM bytes). P = 0, the flat form: a block = TR weight tiles x TG
-// token groups, every warp widens its own tile; P > 0: one weight tile, P
-// producer warps widen it (and copy the k-tiles) for TG consumer warps that
-// only run the mmas. FORM names it (decode_cols 2000 + FORM forces it).
+// k16 step), k-tiles of KT = 256 staged in shared memory (as many stages as
+// fit in SMEM bytes: <= 8 flat, <= 12 and a multiple of P with producers).
+// P = 0, the flat form: a block = TR weight tiles x TG token groups, every
+// warp widens its own tile; P > 0: one weight tile, P producer warps (each
+// owning every P-th k-tile: copy, widen, mbarrier hand-over) for TG consumer
+// warps that only run the mmas. FORM names it (decode_cols 2000 + FORM).
 template <int TR_, int TG_, int NT_, int P_ = 0>
 struct W4Mma {
   static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256;
-  static constexpr int SMEM = (P_ > 0 && 8 * NT_ * TG_ <= 16 ? 112 : 220) * 1024;  // 112 KB: two blocks per SM
+  static constexpr int SMEM = (P_ > 0 ? 227 : 220) * 1024;  // one block per SM
   static constexpr int FORM = P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_;
 };
 // Blocks of 4 weight tiles give half the SMs a block (N = 7168: 112 blocks).
 inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 4 >= sms / 2; }
-// The form for bn == 0 (decode_cols 0 or 2000). Measured on the H100 in one
-// call (bench/results/gemm-decode.md, h100-mma/call2), us per call, bf16 out:
-// N = 7168, K = 2048: M = 1 411 12.09 (811 23.16); M = 16 412 13.22 (812
-// 23.84, 821 24.73); M = 64 418 18.40 (824 52.35). N = 2048, K = 7168: M = 1
-// 411 27.42 (811 28.50); M = 16 812 33.06 (821 34.42); M = 64 224 38.53 (824
-// 42.70). One warp per tile per block (111) was 42.5 us at 1 x 2048 x 7168 in
-// call 1 (issue-bound: one warp per SM sub-partition, ~30 instructions per
-// k16 step at ~3 cycles each).
+// The form for bn == 0 (decode_cols 0 or 2000). Wide N (h100-mma/call2, us per
+// call, bf16 out, N = 7168, K = 2048): M = 1 411 12.09; M = 16 412 13.22;
+// M = 64 418 18.40. Narrow N (run 11 pc call 2, h100-pc/call2, N = 2048, K =
+// 7168): M = 1 811 17.07 (911 17.46, 821 18.87, 711 20.74); M = 8 811 16.51;
+// M = 16 812 17.96 (821 18.60, 912 18.86, 712 22.28); M = 32 814 21.19; M = 64
+// 724 34.40 (814 37.57, 224 38.57; the wgmma kernel 34.16 is taken there).
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
-  if (m <= 8) return 411;
+  if (m <= 8) return wide ? 411 : 811;
   if (m <= 16) return wide ? 412 : 812;
-  return wide ? 418 : 224;
+  if (m <= 32) return wide ? 418 : 814;
+  return wide ? 418 : 724;
 }
 // bn == 0, decode_cols == 0, M <= 64: the mma.sync kernel where its 4-tile
-// blocks fill half the SMs, else the wgmma decode kernel (gemm_w4a16_decode.cu).
-// Same call: the wgmma kernel (decode_cols 1000) took 13.21 / 16.24 / 28.99 us
-// at M = 1 / 16 / 64 x 7168 x 2048 (mma: 12.09 / 13.22 / 18.40) and 20.95 /
-// 23.65 / 33.84 us at N = 2048, K = 7168 (mma: 27.42 / 33.06 / 38.53).
+// blocks fill half the SMs, or M <= 32 (producer forms), else the wgmma
+// decode kernel (gemm_w4a16_decode.cu). Run 11 pc call 2 (same call, us, N =
+// 2048, K = 7168, mma / wgmma): M = 1 17.07 / 20.91, M = 8 16.51 / 23.05,
+// M = 16 17.96 / 23.70, M = 32 21.19 / 27.72, M = 64 34.40 / 34.16.
 inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
-  (void)m, (void)k;
-  return w4_mma_wide(n, sms);
+  (void)k;
+  return w4_mma_wide(n, sms) || m <= 32;
 }
 
 }  // namespace mxk::gemm::cfg

@@ -34,15 +34,15 @@
 // ceil(K / 16) add only zero products (no-ops under the model).
 //
 // Two forms (cfg::W4Mma): flat (P = 0; every warp widens its own tile and runs
-// its mmas: ~30 instructions per k16 step) and producer/consumer (P = 3
-// producer warps widen one tile into a widened buffer for TG consumer warps).
-// On the H100 the flat form with 4 tiles per block is the fastest at N = 7168
-// (the launcher takes it there, cfg::w4_mma_on); at N = 2048 (128 tiles, one
-// warp per SM sub-partition) every form is slower than the wgmma decode
-// kernel. The producer form was slower than expected (1 x 2048 x 7168: 28.5
-// us, barrier and no-instruction stalls); its SASS keeps the scale words of
-// pc_widen in local memory (STL / LDL: codes indexed by a runtime step) - not
-// fixed, not measured further (bench/results/gemm-decode.md).
+// its mmas: ~30 instructions per k16 step) and producer/consumer (P = 2..4
+// producer warps, each owning every P-th k-tile: it copies the k-tile, widens
+// it into the stage's widened buffer and hands it over on the stage's `full`
+// mbarrier; TG consumer warps only fetch the fragments and run the mmas, and
+// release the stage on its `empty` mbarrier). On the H100 the flat form with 4
+// tiles per block is the fastest at N = 7168 (the launcher takes it there,
+// cfg::w4_mma_on); at N = 2048 (128 tiles, one warp per SM sub-partition: the
+// flat form is issue-bound) the producer forms (bench/results/gemm-decode.md,
+// "run 11 pc").
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -52,6 +52,7 @@
 #include "gemm/gemm_host.hpp"
 #include "gemm/gemm_launch.cuh"
 #include "gemm/gemm_w4a16_decode.hpp"
+#include "gemm/gemm_ws.cuh"
 #include "mx/error.hpp"
 
 namespace mxk::gemm {
@@ -71,33 +72,41 @@ struct MmaParams {
 constexpr int cmin(int a, int b) { return a < b ? a : b; }
 
 // Shared memory: the widening table (256 bytes x 32 lanes, 32 KB), the scale
-// table (256 codes x 8 copies), with P producers two widened k-tiles (16 steps
-// x 32 lanes x one A fragment), then ST stages of: packed B [ROWS][KT / 2] (rows
-// RS bytes apart: 8 rows of a warp on different banks), its scale codes
-// [ROWS][CW words], A [TOK][KT] bf16 (rows RA bytes apart, RA / 4 = 8 mod 32:
-// a warp's 64-bit loads of 8 rows x 4 lanes cover every bank twice).
-// LOADERS threads copy the k-tiles (every thread, or the producers).
+// table (256 codes x 8 copies), with P producers 2 ST mbarriers, then ST stages
+// of: packed B [ROWS][KT / 2] (rows RS bytes apart: 8 rows of a warp on
+// different banks), its scale codes [ROWS][CW words], A [TOK][KT] bf16 (rows RA
+// bytes apart, RA / 4 = 8 mod 32: a warp's 64-bit loads of 8 rows x 4 lanes
+// cover every bank twice) and, with P producers, the widened k-tile ([step]
+// [lane] A fragments, 16 bytes each). LOADERS threads copy a k-tile (every
+// thread of the flat form; the one producer warp that owns it otherwise).
+// Producer warp w owns the k-tiles w, w + P, .. and the stages w, w + P, ..
+// (OWN of them; ST a multiple of P).
 template <class C>
 struct MmaLayout {
   static constexpr bool PC = C::P > 0;
   static constexpr int KT = C::KT, STEPS = KT / 16, KB = KT / 32, CW = KB / 4;
   static constexpr int WARPS = PC ? C::P + C::TG : C::TR * C::TG, THREADS = 32 * WARPS;
-  static constexpr int LOADERS = PC ? 32 * C::P : THREADS;
+  static constexpr int LOADERS = PC ? 32 : THREADS;
   static constexpr int ROWS = 16 * C::TR, TOK = 8 * C::NT * C::TG;
   static constexpr int RS = KT / 2 + 16, RA = 2 * KT + 32;
-  static constexpr int STAB = 256 * 32 * 4, WIDE = STAB + 256 * 8 * 4, STAGES = WIDE + (PC ? 2 * STEPS * 512 : 0);
-  static constexpr int SC = ROWS * RS, ACT = SC + ROWS * CW * 4;
-  static constexpr int STAGE = (ACT + TOK * RA + 127) / 128 * 128;
-  static constexpr int ST = cmin(8, (C::SMEM - STAGES) / STAGE);
+  static constexpr int STAB = 256 * 32 * 4, BARS = STAB + 256 * 8 * 4, STAGES = BARS + (PC ? 256 : 0);
+  static constexpr int SC = ROWS * RS, ACT = SC + ROWS * CW * 4, WB = ACT + TOK * RA;
+  static constexpr int STAGE = (WB + (PC ? STEPS * 512 : 0) + 127) / 128 * 128;
+  static constexpr int FIT = cmin(PC ? 12 : 8, (C::SMEM - STAGES) / STAGE);
+  static constexpr int ST = PC ? FIT / C::P * C::P : FIT, OWN = PC ? ST / C::P : 1;
   static constexpr int BYTES = STAGES + ST * STAGE;
   static constexpr int BSTEP = LOADERS / 8, ASTEP = LOADERS / 32;  // rows between a loader's chunks
   static constexpr int B_PT = (ROWS + BSTEP - 1) / BSTEP, A_PT = (TOK + ASTEP - 1) / ASTEP;
+  // A consumer's register ring: two chunks of CH steps (fragments of B and A)
+  static constexpr int CH = C::NT <= 2 ? 8 : C::NT <= 4 ? 4 : 2, NCH = STEPS / CH;
   static_assert(KT % 128 == 0 && KB == 8, "k-tiles of 8 k-blocks (one 16-byte chunk per row and k-block)");
   static_assert(LOADERS % 32 == 0 && ROWS * CW <= LOADERS, "one scale word per loader");
   static_assert(!PC || C::TR == 1, "producer warps serve one weight tile");
   static_assert(B_PT * BSTEP >= ROWS && A_PT * ASTEP >= TOK && BSTEP * 8 == LOADERS && ASTEP * 32 == LOADERS,
                 "chunks per loader");
-  static_assert(ST >= 3 && BYTES <= 227 * 1024 && STAGES % 128 == 0, "shared memory");
+  static_assert((PC ? OWN >= 2 && 2 * ST * 8 <= STAGES - BARS && NCH % 2 == 0 : ST >= 3) &&
+                    BYTES <= 227 * 1024 && STAGES % 128 == 0,
+                "shared memory");
 };
 
 #ifdef MXK_GEMM_HAVE_WGMMA
@@ -251,40 +260,89 @@ __device__ __forceinline__ void mma_tile(const std::uint8_t* st, const std::uint
   }
 }
 
-// Producer warp pw (of P) widens its steps pw, pw + P, .. of a k-tile into
-// the widened buffer wb ([step][lane] A fragments, 16 bytes each).
+// A producer lane widens the KT / 16 steps of the k-tile in stage st into
+// its widened buffer (step s of lane l at WB + 512 s + 16 l), 8 steps at a
+// time in three batches (the 32 packed bytes, their 32 table entries, the
+// multiplies and stores) so that the loads of a batch overlap; every step
+// and scale word at a compile-time index (no local memory). Byte r of a
+// step: A fragment register r (rows g, g + 8, g, g + 8; bytes 2t, 2t, 2t + 1,
+// 2t + 1 of the step's 8), as in widen_step.
 template <class C, bool RAGGED>
-__device__ __forceinline__ void pc_widen(const std::uint8_t* st, std::uint8_t* wb, const std::uint8_t* lut,
-                                         const std::uint8_t* stab, int valid, int pw) {
+__device__ __forceinline__ void pc_widen(std::uint8_t* st, const std::uint8_t* lut, const std::uint8_t* stab,
+                                         int valid) {
   using L = MmaLayout<C>;
+  constexpr int H = 8;
   const int l = static_cast<int>(threadIdx.x) & 31, g = l >> 2, t = l & 3;
   const std::uint8_t* const b0 = st + g * L::RS + 2 * t;
   std::uint32_t c0[L::CW], c1[L::CW];
   stage_codes<C>(st, g, c0, c1);
 #pragma unroll
-  for (int i = 0; i < (L::STEPS + C::P - 1) / C::P; ++i) {
-    const int s = pw + i * C::P;
-    if (s >= L::STEPS) break;
-    std::uint32_t a[4];
-    widen_step<L::RS, RAGGED>(a, b0, s, scale_f2(c0, s >> 1, stab), scale_f2(c1, s >> 1, stab), lut, t, valid);
-    *reinterpret_cast<uint4*>(wb + s * 512 + 16 * l) = make_uint4(a[0], a[1], a[2], a[3]);
+  for (int h = 0; h < L::STEPS; h += H) {
+    std::uint32_t x[H][4], v[H][4], f[H / 2][2];
+#pragma unroll
+    for (int i = 0; i < H; ++i)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) x[i][r] = b0[8 * (h + i) + (r & 1) * 8 * L::RS + (r >> 1)];
+#pragma unroll
+    for (int j = 0; j < H / 2; ++j) {
+      f[j][0] = scale_f2(c0, (h >> 1) + j, stab);
+      f[j][1] = scale_f2(c1, (h >> 1) + j, stab);
+    }
+#pragma unroll
+    for (int i = 0; i < H; ++i)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) v[i][r] = *reinterpret_cast<const std::uint32_t*>(lut + 128u * x[i][r]);
+#pragma unroll
+    for (int i = 0; i < H; ++i) {
+      std::uint32_t a[4];
+#pragma unroll
+      for (int r = 0; r < 4; ++r) a[r] = mul_bf16x2(v[i][r], f[i >> 1][r & 1]);
+      if constexpr (RAGGED) {
+        const int k = 16 * (h + i) + 4 * t;
+        const std::uint32_t m01 = k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
+        const std::uint32_t m23 = k + 3 < valid ? 0xFFFFFFFFu : k + 2 < valid ? 0x0000FFFFu : 0u;
+        a[0] &= m01;
+        a[1] &= m01;
+        a[2] &= m23;
+        a[3] &= m23;
+      }
+      *reinterpret_cast<uint4*>(st + L::WB + (h + i) * 512 + 16 * l) = make_uint4(a[0], a[1], a[2], a[3]);
+    }
   }
 }
 
-// A consumer warp's KT / 16 steps: the widened fragments from wb, A from the
-// stage (token rows tok .. of its NT n8 tiles).
+// A consumer lane's operands of CH steps: the widened B fragments and NT A
+// fragments (token rows of its n8 tiles) per step.
 template <class C>
-__device__ __forceinline__ void pc_mma(const std::uint8_t* st, const std::uint8_t* wb, int tok, float (&acc)[C::NT][4]) {
+struct PcChunk {
+  uint4 b[MmaLayout<C>::CH];
+  uint2 a[MmaLayout<C>::CH][C::NT];
+};
+
+// Chunk c of the k-tile in stage st: this lane's widened fragments at st + wo,
+// its A fragments at st + ao (token row tok + g, k 4t .. 4t + 3).
+template <class C>
+__device__ __forceinline__ void pc_fetch(PcChunk<C>& x, const std::uint8_t* st, int wo, int ao, int c) {
   using L = MmaLayout<C>;
-  const int l = static_cast<int>(threadIdx.x) & 31;
-  const std::uint8_t* const a0 = st + L::ACT + (tok + (l >> 2)) * L::RA + 8 * (l & 3);
 #pragma unroll
-  for (int s = 0; s < L::STEPS; ++s) {
-    const uint4 v = *reinterpret_cast<const uint4*>(wb + s * 512 + 16 * l);
-    const std::uint32_t a[4] = {v.x, v.y, v.z, v.w};
+  for (int i = 0; i < L::CH; ++i) {
+    const int s = c * L::CH + i;
+    x.b[i] = *reinterpret_cast<const uint4*>(st + wo + s * 512);
 #pragma unroll
     for (int jn = 0; jn < C::NT; ++jn)
-      mma_bf16(acc[jn], a, *reinterpret_cast<const uint2*>(a0 + jn * 8 * L::RA + 32 * s));
+      x.a[i][jn] = *reinterpret_cast<const uint2*>(st + ao + jn * 8 * L::RA + 32 * s);
+  }
+}
+
+// The mma steps of one chunk, in increasing k (C11's chain order).
+template <class C>
+__device__ __forceinline__ void pc_run(const PcChunk<C>& x, float (&acc)[C::NT][4]) {
+  using L = MmaLayout<C>;
+#pragma unroll
+  for (int i = 0; i < L::CH; ++i) {
+    const std::uint32_t a[4] = {x.b[i].x, x.b[i].y, x.b[i].z, x.b[i].w};
+#pragma unroll
+    for (int jn = 0; jn < C::NT; ++jn) mma_bf16(acc[jn], a, x.a[i][jn]);
   }
 }
 
@@ -394,14 +452,15 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
 #endif
 }
 
-// The producer/consumer form: one tile of 16 weight rows; warps 0 .. P - 1
-// copy the k-tiles and widen tile kt + 1 into one of two widened buffers
-// while warps P .. P + TG - 1 run the mma steps of tile kt (each NT n8 tiles
-// of A) from the other; one __syncthreads per k-tile. At the top of iteration
-// kt: buffer kt % 2 holds tile kt, tile kt + 1 has landed, tiles up to
-// kt + ST - 2 are in flight; the producers then copy tile kt + ST - 1 into the
-// stage of tile kt - 1 (whose A the consumers read in iteration kt - 1) and
-// wait for tile kt + 2.
+// The producer/consumer form: one tile of 16 weight rows. Producer warp w
+// (of P) owns the k-tiles w, w + P, .. : it copies its k-tile OWN - 1 ahead
+// (cp.async, each lane its own chunks), waits for its own copies (wait_group,
+// __syncwarp), widens the k-tile into the stage's widened buffer and arrives
+// on the stage's `full` mbarrier (32 arrivals); before it copies into a stage
+// again it waits on the stage's `empty` mbarrier, where every consumer thread
+// arrives once it has read the stage. TG consumer warps run the mma steps of
+// every k-tile in order (NT n8 tiles of A each), their operands fetched one
+// chunk ahead into registers. No block-wide barrier after the start.
 template <class C, bool BF16>
 __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(const MmaParams p) {
 #ifdef MXK_GEMM_HAVE_WGMMA
@@ -413,53 +472,75 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
   const std::int64_t m0 = static_cast<std::int64_t>(blockIdx.x % p.mt) * L::TOK;
   const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
   std::uint8_t* const stages = smem + L::STAGES;
-  std::uint8_t* const wide = smem + L::WIDE;
-  const MmaLoader q = mma_loader<C>(p, m0, n0, tid);
-  if (producer) {
+  std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(smem + L::BARS);
+  std::uint64_t* const empty = full + L::ST;
+  const MmaLoader q = mma_loader<C>(p, m0, n0, l);
+  if (producer) {  // own k-tiles 0 .. OWN - 2
 #pragma unroll
-    for (int s = 0; s < L::ST - 1; ++s) {
-      if (s < ntiles) mma_load<C>(stages + s * L::STAGE, p, q, s, tid);
+    for (int j = 0; j < L::OWN - 1; ++j) {
+      if (w + C::P * j < ntiles) mma_load<C>(stages + (w + C::P * j) * L::STAGE, p, q, w + C::P * j, l);
       cp_async_commit();
     }
+  }
+  if (tid == 0) {
+    for (int b = 0; b < L::ST; ++b) {
+      mbar_init(full + b, 32);
+      mbar_init(empty + b, 32 * C::TG);
+    }
+    mbar_init_fence();
   }
   mma_prepare<C>(smem, q);
-  const int tok = producer ? 0 : 8 * C::NT * (w - C::P);
-  float acc[C::NT][4];
-  mma_init<C::NT>(acc, p, n0, m0 + tok);
-  if (ntiles == 0) {  // K = 0: D = C (every thread leaves here, before any barrier)
-    if (!producer) mma_store<BF16, C::NT>(acc, p, n0, m0 + tok);
+  __syncthreads();  // tables, zero rows, barriers
+  if (producer) {
+    const std::uint8_t* const lut = smem + 4 * l;
+    const std::uint8_t* const stab = smem + L::STAB + 4 * (l >> 2);
+    for (std::int64_t j = 0, kt = w; kt < ntiles; ++j, kt += C::P) {
+      std::uint8_t* const st = stages + (w + C::P * static_cast<int>(j % L::OWN)) * L::STAGE;
+      cp_async_wait<L::OWN - 2>();  // own k-tile j landed (this lane's copies)
+      __syncwarp();                 // .. and the other lanes'
+      const std::int64_t valid = p.k - kt * L::KT;
+      if (valid < L::KT)
+        pc_widen<C, true>(st, lut, stab, static_cast<int>(valid));
+      else
+        pc_widen<C, false>(st, lut, stab, L::KT);
+      mbar_arrive(full + (st - stages) / L::STAGE);
+      const std::int64_t ktn = kt + C::P * (L::OWN - 1);  // own k-tile j + OWN - 1, in the stage of own k-tile j - 1
+      if (ktn < ntiles) {
+        const int sn = w + C::P * static_cast<int>((j + L::OWN - 1) % L::OWN);
+        if (j > 0) mbar_wait(empty + sn, static_cast<std::uint32_t>((ktn - L::ST) / L::ST) & 1u);
+        mma_load<C>(stages + sn * L::STAGE, p, q, ktn, l);
+      }
+      cp_async_commit();
+    }
+    cp_async_wait_all();
     return;
   }
-  const std::uint8_t* const lut = smem + 4 * l;
-  const std::uint8_t* const stab = smem + L::STAB + 4 * (l >> 2);
-  auto widen = [&](std::int64_t kt, int slot) {  // producers: tile kt (stage slot) into buffer kt % 2
-    const std::int64_t valid = p.k - kt * L::KT;
-    std::uint8_t* const wb = wide + (kt & 1) * L::STEPS * 512;
-    if (valid < L::KT)
-      pc_widen<C, true>(stages + slot * L::STAGE, wb, lut, stab, static_cast<int>(valid), w);
-    else
-      pc_widen<C, false>(stages + slot * L::STAGE, wb, lut, stab, L::KT, w);
-  };
-  if (producer) cp_async_wait<L::ST - 3>();  // tiles 0 and 1
-  __syncthreads();
-  if (producer) widen(0, 0);
-  __syncthreads();
-  int cur = 0;  // stage of tile kt
+  const int tok = 8 * C::NT * (w - C::P);
+  float acc[C::NT][4];
+  mma_init<C::NT>(acc, p, n0, m0 + tok);
+  const int wo = L::WB + 16 * l, ao = L::ACT + (tok + (l >> 2)) * L::RA + 8 * (l & 3);
+  PcChunk<C> ring[2];
+  if (ntiles > 0) {
+    mbar_wait(full, 0u);
+    pc_fetch<C>(ring[0], stages, wo, ao, 0);
+  }
+  int cur = 0;
   for (std::int64_t kt = 0; kt < ntiles; ++kt) {
-    const int next = cur + 1 == L::ST ? 0 : cur + 1, prev = cur == 0 ? L::ST - 1 : cur - 1;
-    if (!producer) {
-      pc_mma<C>(stages + cur * L::STAGE, wide + (kt & 1) * L::STEPS * 512, tok, acc);
-    } else {
-      if (kt + 1 < ntiles) widen(kt + 1, next);
-      if (kt + L::ST - 1 < ntiles) mma_load<C>(stages + prev * L::STAGE, p, q, kt + L::ST - 1, tid);
-      cp_async_commit();
-      cp_async_wait<L::ST - 3>();  // tile kt + 2 landed (this thread's copies)
+    const int next = cur + 1 == L::ST ? 0 : cur + 1;
+#pragma unroll
+    for (int c = 0; c < L::NCH; ++c) {
+      if (c + 1 < L::NCH) {
+        pc_fetch<C>(ring[(c + 1) & 1], stages + cur * L::STAGE, wo, ao, c + 1);
+      } else if (kt + 1 < ntiles) {
+        mbar_wait(full + next, static_cast<std::uint32_t>((kt + 1) / L::ST) & 1u);
+        pc_fetch<C>(ring[0], stages + next * L::STAGE, wo, ao, 0);
+      }
+      pc_run<C>(ring[c & 1], acc);
     }
-    __syncthreads();
+    mbar_arrive(empty + cur);  // after the mmas that read this stage's last fragments
     cur = next;
   }
-  cp_async_wait_all();
-  if (!producer) mma_store<BF16, C::NT>(acc, p, n0, m0 + tok);
+  mma_store<BF16, C::NT>(acc, p, n0, m0 + tok);
 #else
   (void)p;
   __trap();
@@ -487,13 +568,19 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 412: return mma_launch<cfg::W4Mma<4, 1, 2>, BF16>(p, s);
     case 418: return mma_launch<cfg::W4Mma<4, 1, 8>, BF16>(p, s);
     case 224: return mma_launch<cfg::W4Mma<2, 2, 4>, BF16>(p, s);
+    case 711: return mma_launch<cfg::W4Mma<1, 1, 1, 2>, BF16>(p, s);
+    case 712: return mma_launch<cfg::W4Mma<1, 1, 2, 2>, BF16>(p, s);
+    case 724: return mma_launch<cfg::W4Mma<1, 2, 4, 2>, BF16>(p, s);
     case 811: return mma_launch<cfg::W4Mma<1, 1, 1, 3>, BF16>(p, s);
     case 812: return mma_launch<cfg::W4Mma<1, 1, 2, 3>, BF16>(p, s);
+    case 814: return mma_launch<cfg::W4Mma<1, 1, 4, 3>, BF16>(p, s);
     case 821: return mma_launch<cfg::W4Mma<1, 2, 1, 3>, BF16>(p, s);
-    case 824: return mma_launch<cfg::W4Mma<1, 2, 4, 3>, BF16>(p, s);
+    case 911: return mma_launch<cfg::W4Mma<1, 1, 1, 4>, BF16>(p, s);
+    case 912: return mma_launch<cfg::W4Mma<1, 1, 2, 4>, BF16>(p, s);
     default:
-      throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 224 (flat) or "
-                                "811, 812, 821, 824 (3 producer warps) (decode_cols 2000 + form)");
+      throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 224 (flat), "
+                                "711, 712, 724, 811, 812, 814, 821, 911, 912 (2, 3, 4 producer warps) "
+                                "(decode_cols 2000 + form)");
   }
 }
 
