@@ -225,8 +225,10 @@ __device__ __forceinline__ void one_pass_stamp(int i, bool gtime) {
 // grid.sync() and every CTA reducing all the per-CTA slots, 2,856 + 1,163
 // cycles; every warp polling (epoch, max) slots of all CTAs, 13,100 cycles
 // (1,792 warps polling the same 224 slots queue in L2).)
-template <class In, class Q>
-__global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
+// NW: warps per CTA (kOnePassWarps; other counts: scratch probes only),
+// with the same register cap.
+template <class In, class Q, int NW = kOnePassWarps>
+__global__ void __launch_bounds__(32 * NW, kOnePassCtasPerSm * kOnePassWarps / NW)
     k_nvfp4_one_pass(const In* __restrict__ x, Params p, int64_t nch, OnePassSync* sync, uint32_t* gamax) {
   using S = OnePassShape<In>;
   constexpr int KEEP = kOnePassKeep;
@@ -235,8 +237,8 @@ __global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
 #endif
   MXK_OP_STAMP(1);
   const int lane = threadIdx.x & 31;
-  const int64_t nw = static_cast<int64_t>(gridDim.x) * (blockDim.x >> 5);
-  const int64_t gw = static_cast<int64_t>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  const int64_t nw = static_cast<int64_t>(gridDim.x) * NW;  // blockDim.x == 32 * NW
+  const int64_t gw = static_cast<int64_t>(blockIdx.x) * NW + (threadIdx.x >> 5);
   const int64_t items = p.batch * p.M * nch;
   // stable during this grid: the previous launch on the stream has finished,
   // and CTA 0 bumps it only after every CTA has arrived
@@ -277,12 +279,12 @@ __global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
   }
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-  __shared__ float wmax[32];
+  __shared__ float wmax[NW];
   __shared__ uint32_t gbits;
   if (lane == 0) wmax[threadIdx.x >> 5] = m;
   __syncthreads();
   if (threadIdx.x < 32) {
-    m = threadIdx.x < (blockDim.x >> 5) ? wmax[threadIdx.x] : 0.0f;
+    m = threadIdx.x < NW ? wmax[threadIdx.x] : 0.0f;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
     // ---- 2. the barrier, carrying the CTA's max (>= 0, never NaN) out and the grid's back
