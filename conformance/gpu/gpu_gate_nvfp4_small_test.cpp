@@ -123,8 +123,8 @@ std::string fetch_diff(const Launch& l) {
   return gate::diff_quantized(got, *l.want);
 }
 
-// Two inputs of different sizes (224 and 19 CTAs: the decode shape and a
-// small batch) and amaxes, both orders, and every input type of the first.
+// Two inputs of different sizes (112 and 5 CTAs of 16 warps: the decode
+// shape and a small batch) and amaxes, both orders, and every input type of the first.
 struct Mix {
   DevInput in[4];
   std::vector<mx::Quantized> want;  // [input][order]
@@ -159,7 +159,7 @@ struct Mix {
 // Many one-pass launches in a row on one stream, nothing waited for between
 // them: each grid reads the barrier state the one before left (the epoch's
 // parity picks the set; the previous set, zeroed by this launch, serves the
-// next), over grids of 224 and 19 CTAs, both orders and every input type.
+// next), over grids of 112 and 5 CTAs, both orders and every input type.
 TEST(GpuGateNvfp4Small, ManyLaunchesOneStreamBytesEqualReference) {
   REQUIRE_GPU();
   Mix mix;
@@ -264,7 +264,7 @@ TEST(GpuGateNvfp4Small, LimitShapesBytesEqualReference) {
   }
 }
 
-// Warps with no item (a CTA's 8 warps hold more than the tensor), one item
+// Warps with no item (a CTA's 16 warps hold more than the tensor), one item
 // per warp, and 2..4 items per warp (the first two kept in registers, the
 // others read again), over full and ragged items.
 TEST(GpuGateNvfp4Small, SplitsAndIdleWarpsBytesEqualReference) {

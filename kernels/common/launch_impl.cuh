@@ -110,7 +110,7 @@ inline bool nvfp4_one_pass(std::int64_t n, cudaStream_t s) {
 }
 
 // The one-pass kernel's grid-barrier state (dev::OnePassSync: an epoch and
-// two (count, max) sets, 384 bytes), one per (device, stream), allocated and
+// two (count, max) sets, 640 bytes), one per (device, stream), allocated and
 // zeroed (stream-ordered) on the first launch there and kept: launches on
 // one stream run one after the other, and each grid leaves the state ready
 // for the next (one_pass.cuh), so nothing on the host changes per launch.

@@ -18,19 +18,23 @@ namespace mxk::dev {
 // dependent launch between them). 2^21 elements are 4 MB in bf16, 8 MB in
 // fp32: what a warp does not keep in registers is read again from L2.
 constexpr int64_t kNvfp4OnePassMaxElems = int64_t{1} << 21;
-// 8 warps per CTA, launch bound 2 CTAs per SM (up to 128 registers: the
-// kept words, 16 (16-bit inputs) or 32 (fp32) per item, live across the barrier)
-constexpr int kOnePassWarps = 8;
-constexpr int kOnePassCtasPerSm = 2;
+// 16 warps per CTA, launch bound 1 CTA per SM (up to 128 registers: the
+// kept words, 16 (16-bit inputs) or 32 (fp32) per item, live across the
+// barrier; 16-bit inputs take 64, so 2 CTAs fit per SM). Fewer, fatter CTAs
+// mean fewer arrivals at the grid barrier: 128x7168 bf16 on the H100, 112
+// CTAs of 16 warps 8.22 us, 224 of 8 8.54 us, 448 of 4 9.28 us (event time,
+// bench/results/README.md run 11 nvs).
+constexpr int kOnePassWarps = 16;
+constexpr int kOnePassCtasPerSm = 1;
 // Items: (row, chunk of 256 * kOnePassU elements); lane l owns the 8-element
 // groups at chunk + u*256 + l*8, u < kOnePassU, as in k_rowstream (whose
 // chunks are 1024 elements for 16-bit inputs). 512-element chunks give
-// 128x7168 1792 items: one per warp on 224 CTAs, all resident on an H100.
+// 128x7168 1792 items: one per warp on 112 CTAs, all resident on an H100.
 constexpr int kOnePassU = 2;
 // Items per warp held in registers from the amax phase to the quantize
 // phase (the launcher sizes the grid for one item per warp where the device
-// holds enough warps; an H100 (2112 warps) holds any one-pass bf16 tensor in
-// two items per warp). A warp's items after these are read again from L2.
+// holds enough warps; an H100 holds 4224 warps of this kernel for 16-bit
+// inputs, 2112 for fp32: any one-pass tensor in one or two items per warp). A warp's items after these are read again from L2.
 constexpr int kOnePassKeep = 2;
 
 template <class In>
@@ -155,15 +159,16 @@ __device__ __forceinline__ void one_pass_full_quant(const uint4 (&w)[OnePassShap
 // not overlap), so launch k's CTA 0 zeroes it for launch k + 1, and bumps
 // the epoch after its barrier (every CTA read the epoch before arriving).
 // Nothing on the host changes per launch: the order of the launches is the
-// stream's, whichever host threads enqueue them. Each field has its own
-// 128-byte line.
+// stream's, whichever host threads enqueue them. Each word has its own
+// 128-byte line (the polls of count do not queue behind the max's atomics).
 struct OnePassSync {
   uint32_t epoch;
   uint32_t pad0[31];
   struct Set {
-    uint32_t count;
-    uint32_t amax;
-    uint32_t pad[30];
+    uint32_t count;  // polled by every CTA
+    uint32_t pad1[31];
+    uint32_t amax;  // raised by every CTA, read once by each
+    uint32_t pad2[31];
   } set[2];
 };
 
@@ -228,7 +233,7 @@ __device__ __forceinline__ void one_pass_stamp(int i, bool gtime) {
 // NW: warps per CTA (kOnePassWarps; other counts: scratch probes only),
 // with the same register cap.
 template <class In, class Q, int NW = kOnePassWarps>
-__global__ void __launch_bounds__(32 * NW, kOnePassCtasPerSm * kOnePassWarps / NW)
+__global__ void __launch_bounds__(32 * NW, kOnePassCtasPerSm * kOnePassWarps >= NW ? kOnePassCtasPerSm * kOnePassWarps / NW : 1)
     k_nvfp4_one_pass(const In* __restrict__ x, Params p, int64_t nch, OnePassSync* sync, uint32_t* gamax) {
   using S = OnePassShape<In>;
   constexpr int KEEP = kOnePassKeep;

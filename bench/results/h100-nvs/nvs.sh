@@ -7,7 +7,8 @@
 # nvs at 128x7168; 16384^2 once each); the probe; then the gate filtered to
 # the NVFP4 and rowwise cases (ctest -j 12) beside compute-sanitizer
 # memcheck + racecheck on GpuGateSanitizer.*:GpuGateErrors.*. Everything in
-# $OUT, summary.txt last.
+# $OUT, summary.txt last. (Call 1 and call 2 ran this script; call 2 with
+# the 16-warp CTAs and the count / max words on separate lines.)
 #   run(command="bash .devrun/nvs/overlay/bench/results/h100-nvs/nvs.sh", carry=[".devrun/nvs", ".gtest-src"], timeout_s=240)
 set -uo pipefail
 O=${OUT:-/tmp/nvs-out}; mkdir -p "$O"; L=/tmp/nvs-logs; mkdir -p "$L"

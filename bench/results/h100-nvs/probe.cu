@@ -183,8 +183,8 @@ void run(std::int64_t M, std::int64_t K, cudaStream_t s) {
     dev::k_nvfp4_one_pass<In, Q><<<static_cast<unsigned>(grid), 32 * dev::kOnePassWarps, 0, s>>>(
         static_cast<const In*>(X[b]), P[b], nch, sync, const_cast<std::uint32_t*>(P[b].gamax));
   };
-  // the same kernel with NW warps per CTA (one item per warp: 4x the CTAs of
-  // 2 warps, 2x of 4, 1/2 of 16), cooperative, configured once
+  // the same kernel with NW warps per CTA (one item per warp), cooperative,
+  // configured once
   auto coop_nw = [&](auto nwc) {
     constexpr int NW = decltype(nwc)::value;
     int per_sm = 0;
@@ -216,9 +216,10 @@ void run(std::int64_t M, std::int64_t K, cudaStream_t s) {
     pr("coop", time_it(coop, s));
     pr("plain", time_it(plain, s));
   }
-  coop_nw(std::integral_constant<int, 2>{});
   coop_nw(std::integral_constant<int, 4>{});
+  coop_nw(std::integral_constant<int, 8>{});
   coop_nw(std::integral_constant<int, 16>{});
+  coop_nw(std::integral_constant<int, 32>{});
   pr("coop", time_it(coop, s));
 #ifdef MXK_ONE_PASS_STAMPS
   std::vector<unsigned long long> st(1024 * 8);
