@@ -150,17 +150,19 @@ __device__ __forceinline__ void one_pass_full_quant(const uint4 (&w)[OnePassShap
 }
 
 // The grid barrier's state, one per (device, stream) (launch_impl.cuh
-// OnePassSync), zeroed once when allocated. Launch k of a stream uses
+// OnePassSyncs), zeroed once when allocated. Launch k of a stream uses
 // set[epoch & 1]: every CTA raises set.amax to its maximum (red.max: the
 // maxima are >= 0 and never NaN, and such fp32 values order like their bit
 // patterns), then adds 1 to set.count with release semantics; each CTA's
 // thread 0 waits (acquire) for count == gridDim.x, then reads amax once. The
 // set of launch k - 1 is free once launch k runs (launches on one stream do
 // not overlap), so launch k's CTA 0 zeroes it for launch k + 1, and bumps
-// the epoch after its barrier (every CTA read the epoch before arriving).
-// Nothing on the host changes per launch: the order of the launches is the
-// stream's, whichever host threads enqueue them. Each word has its own
-// 128-byte line (the polls of count do not queue behind the max's atomics).
+// the epoch after its barrier (every CTA read the epoch before arriving;
+// only its parity is used, so its wrap after 2^32 launches keeps the
+// alternation). Nothing on the host changes per launch: the order of the
+// launches is the stream's, whichever host threads enqueue them. Each word
+// has its own 128-byte line (the polls of count and the max's atomics go to
+// different lines; not timed apart from the move to 16-warp CTAs).
 struct OnePassSync {
   uint32_t epoch;
   uint32_t pad0[31];
@@ -197,7 +199,7 @@ __device__ __forceinline__ uint32_t one_pass_arrive_wait(OnePassSync::Set* set, 
 }
 
 #ifdef MXK_ONE_PASS_STAMPS
-// Scratch builds only (bench/results/h100-one/stamps.cu): per CTA, thread
+// Scratch builds only (bench/results/h100-nvs/probe.cu): per CTA, thread
 // 0's globaltimer at entry (0) and exit (6), clock64 at each phase boundary (1-5).
 __device__ unsigned long long g_one_pass_stamps[1024][8];
 __device__ __forceinline__ void one_pass_stamp(int i, bool gtime) {
@@ -226,10 +228,12 @@ __device__ __forceinline__ void one_pass_stamp(int i, bool gtime) {
 //     arrives with the CTA's max and leaves with the grid's, one word;
 //     CTA 0 writes the global amax bits to gamax (the caller reads them);
 //  3. the kept items are quantized from registers, the rest read again.
-// (Measured before, on the H100 (bench/results/README.md, run 10 one):
+// Per CTA at 128x7168 bf16 on the H100 (clock64 medians, bench/results/
+// README.md run 11 nvs): barrier with the max read 1,943 + broadcast and
+// Q::prepare 618 cycles (112 CTAs of 16 warps); before (run 10 one),
 // grid.sync() and every CTA reducing all the per-CTA slots, 2,856 + 1,163
-// cycles; every warp polling (epoch, max) slots of all CTAs, 13,100 cycles
-// (1,792 warps polling the same 224 slots queue in L2).)
+// cycles (224 CTAs of 8 warps); every warp polling (epoch, max) slots of
+// all CTAs, 13,100 cycles (1,792 warps polling the same 224 slots queue in L2).
 // NW: warps per CTA (kOnePassWarps; other counts: scratch probes only),
 // with the same register cap.
 template <class In, class Q, int NW = kOnePassWarps>
