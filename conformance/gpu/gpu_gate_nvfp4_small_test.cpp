@@ -6,7 +6,7 @@
 // ragged items (the row's last chunk; every item when K % 8 != 0), items
 // beyond the kept ones (read again: forced by mxk::set_work_split), warps
 // with no item (tensors smaller than a CTA's span), the global amax from
-// every CTA's slot (one nonzero element at a time, all zeros, all NaN), and
+// every CTA's max (one nonzero element at a time, all zeros, all NaN), and
 // shapes either side of the one-pass limit, a quantize captured into a CUDA
 // graph (the two passes) between direct launches on the same stream (the
 // one-pass kernel's per-stream barrier state), many launches in a row on
@@ -292,7 +292,7 @@ TEST(GpuGateNvfp4Small, SplitsAndIdleWarpsBytesEqualReference) {
   }
 }
 
-// The global amax is the maximum of every CTA's slot: a tensor of small
+// The global amax is the maximum of every CTA's max: a tensor of small
 // values with one large element, placed in the first, a middle, the last
 // kept item and an item read again (split 4), and past the last full chunk
 // of a row; all zeros (amax 0) and all NaN (amax 0: NaN is dropped).
@@ -326,7 +326,7 @@ TEST(GpuGateNvfp4Small, AmaxFromEverySlotBytesEqualReference) {
 
 // The internal launcher on a stream of the test's own (kernels/common/
 // launch.hpp): a quantize captured into a graph takes the two passes (the
-// one-pass kernel's slot epochs would repeat in every replay), replayed
+// one-pass kernel's per-stream barrier state would be shared by every replay), replayed
 // three times with direct (one-pass) launches on the same stream between
 // the replays; each result's bytes against the reference, outputs poisoned
 // before each launch.
