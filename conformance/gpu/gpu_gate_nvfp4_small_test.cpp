@@ -1,21 +1,27 @@
 // gpu_gate_nvfp4_small_test.cpp - the `gpu` gate for NVFP4 rowwise tensors
 // of at most 2^21 elements (kernels/nvfp4/one_pass.cuh: one cooperative
-// launch, per-CTA partial maxima in a scratch, one grid barrier, the input
-// kept in registers across it). The paths: full items kept in registers,
+// launch, one hand-written grid barrier that carries the CTA maxima, its
+// state per stream and handed from launch to launch on the device, the
+// input kept in registers across it). The paths: full items kept in registers,
 // ragged items (the row's last chunk; every item when K % 8 != 0), items
 // beyond the kept ones (read again: forced by mxk::set_work_split), warps
 // with no item (tensors smaller than a CTA's span), the global amax from
-// every CTA's slot (one nonzero element at a time, all zeros, all NaN), and
+// every CTA's max (one nonzero element at a time, all zeros, all NaN), and
 // shapes either side of the one-pass limit, a quantize captured into a CUDA
 // graph (the two passes) between direct launches on the same stream (the
-// one-pass kernel's per-stream slots). Every input type, both NVFP4
+// one-pass kernel's per-stream barrier state), many launches in a row on
+// one stream and on two streams at once (the state's two sets alternate,
+// each zeroed by the launch after its own; grids of different sizes and
+// both orders share one stream's state). Every input type, both NVFP4
 // orders, both rowwise layouts, both packings; outputs poisoned (the gate
 // turns the poison check on).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -65,7 +71,158 @@ gate::Input from_f32(mx::InType t, std::int64_t b, std::int64_t rows, std::int64
   return in;
 }
 
+// One quantize through the internal launcher into buffers of its own
+// (poisoned), checked after the stream's work is done.
+struct Launch {
+  mx::Recipe r;
+  const mx::Quantized* want = nullptr;
+  void *data = nullptr, *scales = nullptr, *gam = nullptr;
+  int poison = 0;
+  ~Launch() {
+    cudaFree(data);
+    cudaFree(scales);
+    cudaFree(gam);
+  }
+};
+
+struct DevInput {
+  void* x = nullptr;
+  gate::Input in;
+  ~DevInput() { cudaFree(x); }
+};
+
+std::string enqueue(Launch& l, const DevInput& d, cudaStream_t s) {
+  namespace D = mxk::detail;
+  const std::size_t nd = l.want->data.size(), ns = l.want->scales.size();
+  if (cudaMalloc(&l.data, nd) != cudaSuccess || cudaMalloc(&l.scales, ns) != cudaSuccess || cudaMalloc(&l.gam, 4) != cudaSuccess ||
+      cudaMemsetAsync(l.data, l.poison, nd, s) != cudaSuccess || cudaMemsetAsync(l.scales, l.poison, ns, s) != cudaSuccess ||
+      cudaMemsetAsync(l.gam, l.poison, 4, s) != cudaSuccess) {
+    return "cuda allocation / memset failed";
+  }
+  D::QuantLaunch q;
+  q.recipe = l.r;
+  q.in = d.in.type;
+  q.x = d.x;
+  q.batch = d.in.batch;
+  q.M = d.in.rows;
+  q.K = d.in.cols;
+  q.do_row = true;
+  q.row = {static_cast<std::uint8_t*>(l.data), static_cast<std::uint8_t*>(l.scales), mx::ScaleLayout::dense, false};
+  q.gamax = static_cast<std::uint32_t*>(l.gam);
+  D::launch_quantize(q, s);
+  return "";
+}
+
+std::string fetch_diff(const Launch& l) {
+  mx::Quantized got = *l.want;
+  if (cudaMemcpy(got.data.data(), l.data, got.data.size(), cudaMemcpyDeviceToHost) != cudaSuccess ||
+      cudaMemcpy(got.scales.data(), l.scales, got.scales.size(), cudaMemcpyDeviceToHost) != cudaSuccess ||
+      cudaMemcpy(&got.global_amax_bits, l.gam, 4, cudaMemcpyDeviceToHost) != cudaSuccess) {
+    return "cudaMemcpy failed";
+  }
+  return gate::diff_quantized(got, *l.want);
+}
+
+// Two inputs of different sizes (112 and 5 CTAs of 16 warps: the decode
+// shape and a small batch) and amaxes, both orders, and every input type of the first.
+struct Mix {
+  DevInput in[4];
+  std::vector<mx::Quantized> want;  // [input][order]
+  Mix() {
+    const gate::Shape shapes[] = {{1, 128, 7168}, {2, 19, 1000}, {1, 128, 7168}, {1, 128, 7168}};
+    const mx::InType types[] = {mx::InType::bf16, mx::InType::bf16, mx::InType::f16, mx::InType::f32};
+    for (int i = 0; i < 4; ++i) {
+      in[i].in = gate::make_input(i % 2 == 0 ? gate::Dist::special : gate::Dist::wide, types[i], shapes[i].b, shapes[i].m,
+                                  shapes[i].k, mx::Fmt::e2m1, 9700 + static_cast<std::uint64_t>(i));
+      if (cudaMalloc(&in[i].x, in[i].in.bytes.size()) != cudaSuccess ||
+          cudaMemcpy(in[i].x, in[i].in.bytes.data(), in[i].in.bytes.size(), cudaMemcpyHostToDevice) != cudaSuccess) {
+        in[i].x = nullptr;
+      }
+      for (const char* name : {"nvfp4", "nvfp4:torchao"}) {
+        want.push_back(mx::quantize(mx::parse_recipe(name), in[i].in.view(), gate::opts_of(gate::kCfgs[0])));
+      }
+    }
+  }
+  bool ok() const { return in[0].x && in[1].x && in[2].x && in[3].x; }
+  // launch k's input and order: inputs 0 1 0 1 ... with 2 and 3 now and then, orders changing every third launch
+  int input(int k) const { return k % 7 == 5 ? 2 + (k / 7) % 2 : k % 2; }
+  int order(int k) const { return (k / 3) % 2; }
+  void set(Launch& l, int k) const {
+    l.r = mx::parse_recipe(order(k) == 0 ? "nvfp4" : "nvfp4:torchao");
+    l.want = &want[static_cast<std::size_t>(2 * input(k) + order(k))];
+    l.poison = k % 2 == 0 ? mxk::kPoison : mxk::kPoison2;
+  }
+};
+
 }  // namespace
+
+// Many one-pass launches in a row on one stream, nothing waited for between
+// them: each grid reads the barrier state the one before left (the epoch's
+// parity picks the set; the previous set, zeroed by this launch, serves the
+// next), over grids of 112 and 5 CTAs, both orders and every input type.
+TEST(GpuGateNvfp4Small, ManyLaunchesOneStreamBytesEqualReference) {
+  REQUIRE_GPU();
+  Mix mix;
+  ASSERT_TRUE(mix.ok());
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  constexpr int kLaunches = 41;
+  std::vector<Launch> ls(kLaunches);
+  for (int k = 0; k < kLaunches; ++k) {
+    mix.set(ls[k], k);
+    ASSERT_EQ(enqueue(ls[k], mix.in[mix.input(k)], s), "") << "launch " << k;
+  }
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  for (int k = 0; k < kLaunches; ++k) {
+    ASSERT_EQ(fetch_diff(ls[k]), "") << "launch " << k << " input " << mix.input(k) << " order " << mix.order(k);
+  }
+  cudaStreamDestroy(s);
+}
+
+// Two streams at once (each its own barrier state), launches interleaved
+// from one host thread, then the same from two host threads onto one
+// stream each, nothing waited for until the end.
+TEST(GpuGateNvfp4Small, TwoStreamsBytesEqualReference) {
+  REQUIRE_GPU();
+  Mix mix;
+  ASSERT_TRUE(mix.ok());
+  cudaStream_t s[2] = {nullptr, nullptr};
+  for (auto& st : s) ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
+  constexpr int kLaunches = 24;
+  std::vector<Launch> ls(2 * kLaunches);
+  for (int k = 0; k < 2 * kLaunches; ++k) {
+    mix.set(ls[k], k / 2 + 3 * (k % 2));
+    ASSERT_EQ(enqueue(ls[k], mix.in[mix.input(k / 2 + 3 * (k % 2))], s[k % 2]), "") << "launch " << k;
+  }
+  for (auto& st : s) ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  for (int k = 0; k < 2 * kLaunches; ++k) ASSERT_EQ(fetch_diff(ls[k]), "") << "interleaved launch " << k;
+  std::vector<Launch> lt(2 * kLaunches);
+  std::string err[2];
+  int devi = 0;
+  ASSERT_EQ(cudaGetDevice(&devi), cudaSuccess);
+  {
+    std::vector<std::thread> th;
+    for (int t = 0; t < 2; ++t) {
+      th.emplace_back([&, t] {
+        cudaSetDevice(devi);
+        for (int k = t; k < 2 * kLaunches && err[t].empty(); k += 2) {
+          mix.set(lt[k], k);
+          try {
+            err[t] = enqueue(lt[k], mix.in[mix.input(k)], s[t]);
+          } catch (const std::exception& e) {
+            err[t] = e.what();
+          }
+        }
+      });
+    }
+    for (auto& x : th) x.join();
+  }
+  ASSERT_EQ(err[0], "");
+  ASSERT_EQ(err[1], "");
+  for (auto& st : s) ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  for (int k = 0; k < 2 * kLaunches; ++k) ASSERT_EQ(fetch_diff(lt[k]), "") << "threaded launch " << k;
+  for (auto& st : s) cudaStreamDestroy(st);
+}
 
 // The decode shape the one-pass kernel was tuned for: every input type.
 TEST(GpuGateNvfp4Small, DecodeShapeBytesEqualReference) {
@@ -107,7 +264,7 @@ TEST(GpuGateNvfp4Small, LimitShapesBytesEqualReference) {
   }
 }
 
-// Warps with no item (a CTA's 8 warps hold more than the tensor), one item
+// Warps with no item (a CTA's 16 warps hold more than the tensor), one item
 // per warp, and 2..4 items per warp (the first two kept in registers, the
 // others read again), over full and ragged items.
 TEST(GpuGateNvfp4Small, SplitsAndIdleWarpsBytesEqualReference) {
@@ -135,7 +292,7 @@ TEST(GpuGateNvfp4Small, SplitsAndIdleWarpsBytesEqualReference) {
   }
 }
 
-// The global amax is the maximum of every CTA's slot: a tensor of small
+// The global amax is the maximum of every CTA's max: a tensor of small
 // values with one large element, placed in the first, a middle, the last
 // kept item and an item read again (split 4), and past the last full chunk
 // of a row; all zeros (amax 0) and all NaN (amax 0: NaN is dropped).
@@ -169,7 +326,7 @@ TEST(GpuGateNvfp4Small, AmaxFromEverySlotBytesEqualReference) {
 
 // The internal launcher on a stream of the test's own (kernels/common/
 // launch.hpp): a quantize captured into a graph takes the two passes (the
-// one-pass kernel's slot epochs would repeat in every replay), replayed
+// one-pass kernel's per-stream barrier state would be shared by every replay), replayed
 // three times with direct (one-pass) launches on the same stream between
 // the replays; each result's bytes against the reference, outputs poisoned
 // before each launch.

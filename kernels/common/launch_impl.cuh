@@ -97,58 +97,65 @@ void launch_rowwise_ring(const In* x, const dev::Params& p, std::int64_t nch, in
 
 // NVFP4 rowwise in one launch (nvfp4/one_pass.cuh) for tensors of at most
 // kNvfp4OnePassMaxElems elements (g_nvfp4_pass forces either way), except
-// while `s` is being captured into a graph: the one-pass kernel's slots are
-// per stream (below), which a graph's replays on other streams would share,
-// so a captured quantize takes the two passes (memset, k_amax, quantize: no
-// state between launches).
+// while `s` is being captured into a graph: the one-pass kernel's barrier
+// state is per stream (below), which a graph's replays on other streams
+// would share, so a captured quantize takes the two passes (memset, k_amax,
+// quantize: no state between launches).
 inline bool nvfp4_one_pass(std::int64_t n, cudaStream_t s) {
-  const int f = g_nvfp4_pass.load();
+  const int f = g_nvfp4_pass.load(std::memory_order_relaxed);
   if (!(n > 0 && (f == 2 || (f == 0 && n <= dev::kNvfp4OnePassMaxElems)))) return false;
   cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
   check(cudaStreamIsCapturing(s, &st), "cudaStreamIsCapturing");
   return st == cudaStreamCaptureStatusNone;
 }
 
-// The one-pass kernel's per-CTA partial maxima (one float per CTA), one
-// device buffer per (device, stream), allocated on the first launch there
-// and kept: launches on one stream run one after the other, so no two grids
-// use a buffer at once, and nothing in it needs zeroing (each grid writes
-// its slots before its barrier and reads them after). Streams are told
-// apart by cudaStreamGetId (unique for the process's lifetime; a handle can
-// be reused). Never in a graph (nvfp4_one_pass): replays on other streams
-// would share the capture stream's buffer. The buffers are freed at exit
-// (before the CUDA runtime's own teardown: this object is built after the
-// runtime is initialized).
-class OnePassSlots {
+// The one-pass kernel's grid-barrier state (dev::OnePassSync: an epoch and
+// two (count, max) sets, 640 bytes), one per (device, stream), allocated and
+// zeroed (stream-ordered) on the first launch there and kept: launches on
+// one stream run one after the other, and each grid leaves the state ready
+// for the next (one_pass.cuh), so nothing on the host changes per launch.
+// Streams are told apart by cudaStreamGetId (unique for the process's
+// lifetime; a handle can be reused). Never in a graph (nvfp4_one_pass):
+// replays on other streams would share the capture stream's state. Each
+// host thread remembers its last (device, stream) -> state (no lock on a
+// repeated launch); the buffers are freed at exit (before the CUDA
+// runtime's own teardown: this object is built after the runtime is
+// initialized).
+class OnePassSyncs {
  public:
-  float* get(int dev, unsigned long long sid, std::size_t n) {
-    std::lock_guard<std::mutex> lock(mu_);
-    Buf& b = bufs_[{dev, sid}];
-    if (b.n < n) {
-      if (b.p != nullptr) check(cudaFree(b.p), "cudaFree (nvfp4 one-pass slots)");  // waits for the device
-      b.p = nullptr;
-      b.n = 0;
-      check(cudaMalloc(reinterpret_cast<void**>(&b.p), n * sizeof(float)), "cudaMalloc (nvfp4 one-pass slots)");
-      b.n = n;
+  dev::OnePassSync* get(int devi, unsigned long long sid, cudaStream_t s) {
+    thread_local Last last;
+    if (last.p != nullptr && last.dev == devi && last.sid == sid) return last.p;
+    dev::OnePassSync* p = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      dev::OnePassSync*& b = bufs_[{devi, sid}];
+      if (b == nullptr) {
+        check(cudaMalloc(reinterpret_cast<void**>(&b), sizeof(dev::OnePassSync)), "cudaMalloc (nvfp4 one-pass barrier)");
+        check(cudaMemsetAsync(b, 0, sizeof(dev::OnePassSync), s), "cudaMemsetAsync (nvfp4 one-pass barrier)");
+      }
+      p = b;
     }
-    return b.p;
+    last = {devi, sid, p};
+    return p;
   }
-  ~OnePassSlots() {
+  ~OnePassSyncs() {
     for (auto& [key, b] : bufs_) {
-      if (b.p != nullptr) cudaFree(b.p);  // errors ignored at exit
+      if (b != nullptr) cudaFree(b);  // errors ignored at exit
     }
   }
 
  private:
-  struct Buf {
-    float* p = nullptr;
-    std::size_t n = 0;
+  struct Last {
+    int dev = -1;
+    unsigned long long sid = 0;
+    dev::OnePassSync* p = nullptr;
   };
   std::mutex mu_;
-  std::map<std::pair<int, unsigned long long>, Buf> bufs_;
+  std::map<std::pair<int, unsigned long long>, dev::OnePassSync*> bufs_;
 };
-inline OnePassSlots& one_pass_slots() {
-  static OnePassSlots s;
+inline OnePassSyncs& one_pass_syncs() {
+  static OnePassSyncs s;
   return s;
 }
 
@@ -170,11 +177,10 @@ int one_pass_ctas_per_sm(int dev) {
 
 // A cooperative launch: one item per warp (mxk::set_work_split(n): n items
 // per warp, so that the gate reaches the items not kept in registers),
-// capped by the CTAs that fit on the device at once (grid.sync() needs every
-// CTA resident; cudaLaunchKernelEx refuses a cooperative grid that does not
-// fit; the cooperative attribute measured no slower than a plain launch:
-// bench/results/h100-one/call2/stamps.txt). Measured on the H100 at
-// 128x7168 bf16: bench/results/README.md, run 10 one.
+// capped by the CTAs that fit on the device at once (the grid barrier needs
+// every CTA resident; cudaLaunchKernelEx refuses a cooperative grid that
+// does not fit). Measured on the H100 at 128x7168 bf16: bench/results/README.md,
+// run 10 one and run 11 nvs.
 template <class In, class Q>
 void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, cudaStream_t s) {
   const std::int64_t items = p.batch * p.M * nch;
@@ -182,12 +188,12 @@ void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, 
   int devi = 0;
   check(cudaGetDevice(&devi), "cudaGetDevice");
   const std::int64_t cap = std::int64_t{one_pass_ctas_per_sm<In, Q>(devi)} * device_sm_count();
-  const int forced = g_work_split.load();
+  const int forced = g_work_split.load(std::memory_order_relaxed);
   const std::int64_t per_warp = forced > 0 ? forced : 1;
   const std::int64_t grid = std::max<std::int64_t>(1, std::min<std::int64_t>((items + nw * per_warp - 1) / (nw * per_warp), cap));
   unsigned long long sid = 0;
   check(cudaStreamGetId(s, &sid), "cudaStreamGetId");
-  float* slots = one_pass_slots().get(devi, sid, static_cast<std::size_t>(cap));
+  dev::OnePassSync* sync = one_pass_syncs().get(devi, sid, s);
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(static_cast<unsigned>(32 * nw));
@@ -199,7 +205,7 @@ void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, 
   cfg.attrs = at;
   cfg.numAttrs = 1;
   // the amax word is the caller's writable scratch (QuantLaunch::gamax): the kernel writes the global amax there
-  check(cudaLaunchKernelEx(&cfg, dev::k_nvfp4_one_pass<In, Q>, x, p, nch, slots, const_cast<std::uint32_t*>(p.gamax)),
+  check(cudaLaunchKernelEx(&cfg, dev::k_nvfp4_one_pass<In, Q>, x, p, nch, sync, const_cast<std::uint32_t*>(p.gamax)),
         "nvfp4 one-pass kernel launch (cooperative)");
 }
 

@@ -1,13 +1,11 @@
 // one_pass.cuh - NVFP4 rowwise quantize of a small tensor in one launch
 // (SPEC C5): the global amax and the quantize of two passes (amax.cuh, then
 // rowwise.cuh) in one cooperative kernel with one grid-wide barrier between
-// them. For small tensors (decode shapes) the launches and round trips, not
+// them (hand-written: the CTA maxima travel with the arrivals). For small tensors (decode shapes) the launches and round trips, not
 // the bytes, are most of the time: memset + k_amax + quantize become one
 // launch, and each warp keeps the input it reduced in registers across the
 // barrier instead of reading it again.
 #pragma once
-
-#include <cooperative_groups.h>
 
 #include "common/rowwise.cuh"
 #include "nvfp4/amax.cuh"
@@ -20,19 +18,23 @@ namespace mxk::dev {
 // dependent launch between them). 2^21 elements are 4 MB in bf16, 8 MB in
 // fp32: what a warp does not keep in registers is read again from L2.
 constexpr int64_t kNvfp4OnePassMaxElems = int64_t{1} << 21;
-// 8 warps per CTA, launch bound 2 CTAs per SM (up to 128 registers: the
-// kept words, 16 (16-bit inputs) or 32 (fp32) per item, live across the barrier)
-constexpr int kOnePassWarps = 8;
-constexpr int kOnePassCtasPerSm = 2;
+// 16 warps per CTA, launch bound 1 CTA per SM (up to 128 registers: the
+// kept words, 16 (16-bit inputs) or 32 (fp32) per item, live across the
+// barrier; 16-bit inputs take 64, so 2 CTAs fit per SM). Fewer, fatter CTAs
+// mean fewer arrivals at the grid barrier: 128x7168 bf16 on the H100, 112
+// CTAs of 16 warps 8.22 us, 224 of 8 8.54 us, 448 of 4 9.28 us (event time,
+// bench/results/README.md run 11 nvs).
+constexpr int kOnePassWarps = 16;
+constexpr int kOnePassCtasPerSm = 1;
 // Items: (row, chunk of 256 * kOnePassU elements); lane l owns the 8-element
 // groups at chunk + u*256 + l*8, u < kOnePassU, as in k_rowstream (whose
 // chunks are 1024 elements for 16-bit inputs). 512-element chunks give
-// 128x7168 1792 items: one per warp on 224 CTAs, all resident on an H100.
+// 128x7168 1792 items: one per warp on 112 CTAs, all resident on an H100.
 constexpr int kOnePassU = 2;
 // Items per warp held in registers from the amax phase to the quantize
 // phase (the launcher sizes the grid for one item per warp where the device
-// holds enough warps; an H100 (2112 warps) holds any one-pass bf16 tensor in
-// two items per warp). A warp's items after these are read again from L2.
+// holds enough warps; an H100 holds 4224 warps of this kernel for 16-bit
+// inputs, 2112 for fp32: any one-pass tensor in one or two items per warp). A warp's items after these are read again from L2.
 constexpr int kOnePassKeep = 2;
 
 template <class In>
@@ -147,8 +149,57 @@ __device__ __forceinline__ void one_pass_full_quant(const uint4 (&w)[OnePassShap
   for (int u = 0; u < S::U; ++u) row_group<In, Q>(&w[u * S::LPG], c * S::CH, u, lane, o, p, st);
 }
 
+// The grid barrier's state, one per (device, stream) (launch_impl.cuh
+// OnePassSyncs), zeroed once when allocated. Launch k of a stream uses
+// set[epoch & 1]: every CTA raises set.amax to its maximum (red.max: the
+// maxima are >= 0 and never NaN, and such fp32 values order like their bit
+// patterns), then adds 1 to set.count with release semantics; each CTA's
+// thread 0 waits (acquire) for count == gridDim.x, then reads amax once. The
+// set of launch k - 1 is free once launch k runs (launches on one stream do
+// not overlap), so launch k's CTA 0 zeroes it for launch k + 1, and bumps
+// the epoch after its barrier (every CTA read the epoch before arriving;
+// only its parity is used, so its wrap after 2^32 launches keeps the
+// alternation). Nothing on the host changes per launch: the order of the
+// launches is the stream's, whichever host threads enqueue them. Each word
+// has its own 128-byte line (the polls of count and the max's atomics go to
+// different lines; not timed apart from the move to 16-warp CTAs).
+struct OnePassSync {
+  uint32_t epoch;
+  uint32_t pad0[31];
+  struct Set {
+    uint32_t count;  // polled by every CTA
+    uint32_t pad1[31];
+    uint32_t amax;  // raised by every CTA, read once by each
+    uint32_t pad2[31];
+  } set[2];
+};
+
+__device__ __forceinline__ uint32_t ld_relaxed_gpu(const uint32_t* a) {
+  uint32_t v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+  return v;
+}
+__device__ __forceinline__ uint32_t ld_acquire_gpu(const uint32_t* a) {
+  uint32_t v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_relaxed_gpu(uint32_t* a, uint32_t v) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(a), "r"(v) : "memory");
+}
+// The CTA's arrival (thread 0 only): its maximum, then the count (release:
+// the max is performed first, PTX ISA "Memory Consistency Model", release
+// patterns), then the wait for every CTA (acquire) and the grid's maximum.
+__device__ __forceinline__ uint32_t one_pass_arrive_wait(OnePassSync::Set* set, uint32_t bits) {
+  asm volatile("red.relaxed.gpu.global.max.u32 [%0], %1;" ::"l"(&set->amax), "r"(bits) : "memory");
+  asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&set->count) : "memory");
+  while (ld_acquire_gpu(&set->count) < gridDim.x) {
+  }
+  return ld_relaxed_gpu(&set->amax);
+}
+
 #ifdef MXK_ONE_PASS_STAMPS
-// Scratch builds only (bench/results/h100-one/stamps.cu): per CTA, thread
+// Scratch builds only (bench/results/h100-nvs/probe.cu): per CTA, thread
 // 0's globaltimer at entry (0) and exit (6), clock64 at each phase boundary (1-5).
 __device__ unsigned long long g_one_pass_stamps[1024][8];
 __device__ __forceinline__ void one_pass_stamp(int i, bool gtime) {
@@ -170,22 +221,24 @@ __device__ __forceinline__ void one_pass_stamp(int i, bool gtime) {
 // occupancy). Global warp gw of nw converts items gw, gw + nw, ... (all
 // warps cover consecutive chunks at each step); the first kOnePassKeep stay
 // in registers.
-//  1. every item's lane words are loaded (the kept ones all at once, before
-//     any is used), the CTA's max of |x| goes to slots[blockIdx.x];
-//  2. one grid barrier (CUDA cooperative groups: grid.sync() orders the
-//     memory accesses of the grid around it);
-//  3. every CTA reduces all the slots itself (nothing to zero, no atomics)
-//     and CTA 0 writes the global amax bits to gamax (the caller reads them);
-//  4. the kept items are quantized from registers, the rest read again.
-// (Measured slower on the H100: every warp polling (epoch, max) slots that
-// each CTA publishes, instead of grid.sync() and one read of the slots:
-// 13,100 cycles per CTA for the polls against 2,860 + 1,160 here, 22.3 us
-// against 9.5 us at 128x7168: 1,792 warps polling the same 224 slots queue
-// in L2. bench/results/h100-one/call2.)
-template <class In, class Q>
-__global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
-    k_nvfp4_one_pass(const In* __restrict__ x, Params p, int64_t nch, float* slots, uint32_t* gamax) {
-  namespace cg = cooperative_groups;
+//  1. thread 0 reads the barrier's epoch (beside the input loads); every
+//     item's lane words are loaded (the kept ones all at once, before any is
+//     used), the CTA's max of |x| is reduced;
+//  2. one grid barrier that carries the maxima (OnePassSync above): thread 0
+//     arrives with the CTA's max and leaves with the grid's, one word;
+//     CTA 0 writes the global amax bits to gamax (the caller reads them);
+//  3. the kept items are quantized from registers, the rest read again.
+// Per CTA at 128x7168 bf16 on the H100 (clock64 medians, bench/results/
+// README.md run 11 nvs): barrier with the max read 1,943 + broadcast and
+// Q::prepare 618 cycles (112 CTAs of 16 warps); before (run 10 one),
+// grid.sync() and every CTA reducing all the per-CTA slots, 2,856 + 1,163
+// cycles (224 CTAs of 8 warps); every warp polling (epoch, max) slots of
+// all CTAs, 13,100 cycles (1,792 warps polling the same 224 slots queue in L2).
+// NW: warps per CTA (kOnePassWarps; other counts: scratch probes only),
+// with the same register cap.
+template <class In, class Q, int NW = kOnePassWarps>
+__global__ void __launch_bounds__(32 * NW, kOnePassCtasPerSm * kOnePassWarps >= NW ? kOnePassCtasPerSm * kOnePassWarps / NW : 1)
+    k_nvfp4_one_pass(const In* __restrict__ x, Params p, int64_t nch, OnePassSync* sync, uint32_t* gamax) {
   using S = OnePassShape<In>;
   constexpr int KEEP = kOnePassKeep;
 #ifdef MXK_ONE_PASS_STAMPS
@@ -193,9 +246,13 @@ __global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
 #endif
   MXK_OP_STAMP(1);
   const int lane = threadIdx.x & 31;
-  const int64_t nw = static_cast<int64_t>(gridDim.x) * (blockDim.x >> 5);
-  const int64_t gw = static_cast<int64_t>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  const int64_t nw = static_cast<int64_t>(gridDim.x) * NW;  // blockDim.x == 32 * NW
+  const int64_t gw = static_cast<int64_t>(blockIdx.x) * NW + (threadIdx.x >> 5);
   const int64_t items = p.batch * p.M * nch;
+  // stable during this grid: the previous launch on the stream has finished,
+  // and CTA 0 bumps it only after every CTA has arrived
+  uint32_t epoch = 0;
+  if (threadIdx.x == 0) epoch = ld_relaxed_gpu(&sync->epoch);
   // ---- 1. loads and the CTA's amax (warp-uniform branches throughout)
   uint4 w[KEEP][S::W];
   int64_t row[KEEP], col[KEEP];
@@ -218,7 +275,7 @@ __global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
       m = one_pass_ragged_amax<In>(x, p, row[k], col[k], lane, m);
     }
   }
-  for (int64_t it = gw + KEEP * nw; it < items; it += nw) {  // not kept: read again in 4.
+  for (int64_t it = gw + KEEP * nw; it < items; it += nw) {  // not kept: read again in 3.
     int64_t r, c;
     item_rc(it, items, nch, r, c);
     if (one_pass_full<In>(p, c)) {
@@ -231,38 +288,30 @@ __global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
   }
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-  __shared__ float wmax[32];
+  __shared__ float wmax[NW];
   __shared__ uint32_t gbits;
   if (lane == 0) wmax[threadIdx.x >> 5] = m;
   __syncthreads();
   if (threadIdx.x < 32) {
-    m = threadIdx.x < (blockDim.x >> 5) ? wmax[threadIdx.x] : 0.0f;
+    m = threadIdx.x < NW ? wmax[threadIdx.x] : 0.0f;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-    if (threadIdx.x == 0) slots[blockIdx.x] = m;  // >= 0, never NaN
-  }
-  MXK_OP_STAMP(2);
-  // ---- 2. the barrier
-  cg::this_grid().sync();
-  MXK_OP_STAMP(3);
-  // ---- 3. the global amax from the slots (L2: __ldcg, written in this grid)
-  float g = 0.0f;
-  for (int i = static_cast<int>(threadIdx.x); i < static_cast<int>(gridDim.x); i += static_cast<int>(blockDim.x)) {
-    g = fmaxf(g, __ldcg(slots + i));
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) g = fmaxf(g, __shfl_xor_sync(0xFFFFFFFFu, g, o));
-  if (lane == 0) wmax[threadIdx.x >> 5] = g;  // wmax's last reads were before the barrier
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    g = threadIdx.x < (blockDim.x >> 5) ? wmax[threadIdx.x] : 0.0f;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) g = fmaxf(g, __shfl_xor_sync(0xFFFFFFFFu, g, o));
-    // non-negative fp32 values order like their bit patterns; 0 when every
-    // element is 0 or NaN, as k_amax's atomicMax into a zeroed word leaves it
+    // ---- 2. the barrier, carrying the CTA's max (>= 0, never NaN) out and the grid's back
     if (threadIdx.x == 0) {
-      gbits = __float_as_uint(g);
-      if (blockIdx.x == 0) *gamax = gbits;
+      MXK_OP_STAMP(2);
+      const uint32_t par = epoch & 1u;
+      const uint32_t g = one_pass_arrive_wait(&sync->set[par], __float_as_uint(m));
+      MXK_OP_STAMP(3);
+      // 0 when every element is 0 or NaN, as k_amax's atomicMax into a zeroed word leaves it
+      gbits = g;
+      if (blockIdx.x == 0) {
+        // launch k - 1's set, for launch k + 1 (nobody touches it during this
+        // grid); the epoch: every CTA read it before arriving
+        st_relaxed_gpu(&sync->set[par ^ 1u].count, 0u);
+        st_relaxed_gpu(&sync->set[par ^ 1u].amax, 0u);
+        st_relaxed_gpu(&sync->epoch, epoch + 1u);
+        *gamax = g;
+      }
     }
   }
   __syncthreads();
@@ -270,7 +319,7 @@ __global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
   pg.gamax = &gbits;  // Q::prepare reads the amax through p.gamax
   const typename Q::State st = Q::prepare(pg);
   MXK_OP_STAMP(4);
-  // ---- 4. quantize
+  // ---- 3. quantize
 #pragma unroll
   for (int k = 0; k < KEEP; ++k) {
     if (full[k]) {
