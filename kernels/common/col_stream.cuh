@@ -44,10 +44,7 @@ constexpr int kCsCtasPerSm = 4;             // launch bound: <= 64 registers, 41
 // against 0.964 (h100-col/call2).
 constexpr int kCsTilesPerCta = 1;
 
-// Chunk swizzle of the raw tile (128-byte rows, 8 chunks of 16 bytes): the
-// 8 rows of one ldmatrix matrix (rows 32i' + 8q + 2j + i%2, i' = i/2 < 4)
-// and the 8 rows/halves of a rowwise quarter-warp land in 8 distinct chunks.
-__device__ __forceinline__ int swz128(int r) { return (((r >> 5) & 3) << 1) | (r & 1); }
+// Chunk swizzle of the raw tile: swz128 (rowwise.cuh, shared with k_rowtile).
 
 struct ColStreamSmem {
   uint4 x[2][kCsRows][kCsCols / 8];  // raw tiles, double-buffered (32 KB)

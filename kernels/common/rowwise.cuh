@@ -377,14 +377,18 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
 // 64-column tiles fastest), one tile per CTA, the way the colwise stream
 // kernel (col_stream.cuh) walks and loads its tiles: 4 cp.async of 16
 // bytes per thread (a warp copies 4 rows x 128 bytes) into a 16 KB tile
-// whose 16-byte chunks are XOR-swizzled by row_tile_swz(row) (= swz128 of
+// whose 16-byte chunks are XOR-swizzled by swz128(row) (as in
 // col_stream.cuh); then thread -> (row rr, columns 32 rh .. +31): one
 // whole MX block from four conflict-free LDS.128, quantized in the thread
 // (block32.cuh: no shuffles), its 32 codes stored by lane pairs as whole 32-byte sectors
 // (store32_pair8), its scale byte by row_out. The launcher guarantees
 // rows % 128 == 0, K % 64 == 0, a 16-byte aligned input and code buffer,
 // packed codes.
-__device__ __forceinline__ int row_tile_swz(int r) { return (((r >> 5) & 3) << 1) | (r & 1); }
+// Chunk swizzle of a 128 x 64 16-bit tile (128-byte rows, 8 chunks of 16
+// bytes; here and in col_stream.cuh): the 8 rows of one ldmatrix matrix
+// (rows 32i' + 8q + 2j + i%2, i' = i/2 < 4) and the 8 rows/halves of a
+// rowwise quarter-warp land in 8 distinct chunks.
+__device__ __forceinline__ int swz128(int r) { return (((r >> 5) & 3) << 1) | (r & 1); }
 
 template <class In, class Q>
 __global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc) {
@@ -398,7 +402,7 @@ __global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __res
     const int lr = tid >> 3, lch = tid & 7;
     const In* q = x + (r0 + lr) * p.K + c0 + lch * 8;
 #pragma unroll
-    for (int s = 0; s < 4; ++s) cp_async16(&tile[lr + 32 * s][lch ^ row_tile_swz(lr + 32 * s)], q + s * 32 * p.K);
+    for (int s = 0; s < 4; ++s) cp_async16(&tile[lr + 32 * s][lch ^ swz128(lr + 32 * s)], q + s * 32 * p.K);
     cp_async_commit();
   }
   // thread -> row rr, half rh (the bits of tid as in col_stream.cuh's rowwise
@@ -409,7 +413,7 @@ __global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __res
   __syncthreads();
   uint4 r[4];
 #pragma unroll
-  for (int g = 0; g < 4; ++g) r[g] = tile[rr][(4 * rh + g) ^ row_tile_swz(rr)];
+  for (int g = 0; g < 4; ++g) r[g] = tile[rr][(4 * rh + g) ^ swz128(rr)];
   uint32_t sc;
   const int se = static_cast<int>(scale32<In, Q>(r, p, sc)) - 127;
   uint32_t w[8];
