@@ -52,24 +52,12 @@
 #include "gemm/gemm_host.hpp"
 #include "gemm/gemm_launch.cuh"
 #include "gemm/gemm_w4a16_decode.hpp"
+#include "gemm/gemm_w4a16_pc.cuh"
 #include "gemm/gemm_ws.cuh"
 #include "mx/error.hpp"
 
 namespace mxk::gemm {
 namespace {
-
-struct MmaParams {
-  std::int64_t m, n, k, nkb, mt;  // mt: blocks along M
-  const std::uint16_t* a;
-  std::int64_t lda;
-  const std::uint8_t *b, *sb;
-  std::int64_t ldb;
-  bool tc_b, vec_a, vec_b, vsc_b;
-  const float* c;
-  void* d;
-};
-
-constexpr int cmin(int a, int b) { return a < b ? a : b; }
 
 // Shared memory: the widening table (256 bytes x 32 lanes, 32 KB), the scale
 // table (256 codes x 8 copies), with P producers 2 ST mbarriers, then ST stages
@@ -97,6 +85,14 @@ struct MmaLayout {
   static constexpr int BYTES = STAGES + ST * STAGE;
   static constexpr int BSTEP = LOADERS / 8, ASTEP = LOADERS / 32;  // rows between a loader's chunks
   static constexpr int B_PT = (ROWS + BSTEP - 1) / BSTEP, A_PT = (TOK + ASTEP - 1) / ASTEP;
+  static constexpr int PB = 0;  // packed B at the start of a stage
+  // A row `row`, 16-byte chunk c at ACT + row RA + 16 c; the widened fragment
+  // of step s of lane l at WB + 512 s + 16 l (gemm_w4a16_pc.cuh).
+  static __device__ __forceinline__ int a_dst(int row, int c) { return ACT + row * RA + 16 * c; }
+  static __device__ __forceinline__ int a_step(int i) { return i * ASTEP * RA; }
+  static __device__ __forceinline__ void store_widened(std::uint8_t* st, int, int s, int l, const std::uint32_t (&a)[4]) {
+    *reinterpret_cast<uint4*>(st + WB + s * 512 + 16 * l) = make_uint4(a[0], a[1], a[2], a[3]);
+  }
   // A consumer's register ring: two chunks of CH steps (fragments of B and A)
   static constexpr int CH = C::NT <= 2 ? 8 : C::NT <= 4 ? 4 : 2, NCH = STEPS / CH;
   static_assert(KT % 128 == 0 && KB == 8, "k-tiles of 8 k-blocks (one 16-byte chunk per row and k-block)");
@@ -110,7 +106,6 @@ struct MmaLayout {
 };
 
 #ifdef MXK_GEMM_HAVE_WGMMA
-__device__ __forceinline__ std::uint32_t e2m1_bf16(std::uint32_t c) { return e2m1_f32_bits(c) >> 16; }
 
 // d += a * b, one m16n8k16 bf16 step with an fp32 accumulator (PTX ISA 9.7.14).
 __device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)[4], uint2 b) {
@@ -120,77 +115,7 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
 }
 
-// What loader thread lt copies of every k-tile, fixed for the block: B rows
-// rb + i BSTEP (16 bytes at 16 (lt % 8), one k-block), A rows ra + i ASTEP (8
-// elements at 8 (lt % 32)); vb, va: rows inside N and M. Pointers are formed
-// for valid rows only.
-struct MmaLoader {
-  const std::uint8_t* b;
-  const std::uint16_t* a;
-  std::int64_t bstep, astep, n0;
-  int rb, ra, vb, va, db, da, cb, ca;
-};
 
-template <class C>
-__device__ __forceinline__ MmaLoader mma_loader(const MmaParams& p, std::int64_t m0, std::int64_t n0, int lt) {
-  using L = MmaLayout<C>;
-  MmaLoader q;
-  q.n0 = n0;
-  q.vb = static_cast<int>(p.n - n0 < L::ROWS ? p.n - n0 : L::ROWS);
-  q.va = static_cast<int>(p.m - m0 < L::TOK ? p.m - m0 : L::TOK);
-  q.rb = lt >> 3;
-  q.ra = lt >> 5;
-  q.cb = lt & 7;
-  q.ca = lt & 31;
-  q.b = q.rb < q.vb ? p.b + (n0 + q.rb) * p.ldb + 16 * q.cb : p.b;
-  q.a = q.ra < q.va ? p.a + (m0 + q.ra) * p.lda + 8 * q.ca : p.a;
-  q.bstep = L::BSTEP * p.ldb;
-  q.astep = L::ASTEP * p.lda;
-  q.db = q.rb * L::RS + 16 * q.cb;
-  q.da = L::ACT + q.ra * L::RA + 16 * q.ca;
-  return q;
-}
-
-// The copies of k-tile kt into stage st by loader thread lt. Whole k-tiles
-// with aligned rows: cp.async only; otherwise load16 (zero-filled past K).
-template <class C>
-__device__ __forceinline__ void mma_load(std::uint8_t* st, const MmaParams& p, const MmaLoader& q, std::int64_t kt,
-                                         int lt) {
-  using L = MmaLayout<C>;
-  const std::int64_t k0 = kt * L::KT;
-  if (p.vec_a && p.vec_b && k0 + L::KT <= p.k) {  // whole k-tile, aligned rows: compact cp.async loops
-#pragma unroll
-    for (int i = 0; i < L::B_PT; ++i)
-      if (q.rb + i * L::BSTEP < q.vb) cp_async16(st + q.db + i * L::BSTEP * L::RS, q.b + i * q.bstep + k0 / 2);
-#pragma unroll
-    for (int i = 0; i < L::A_PT; ++i)
-      if (q.ra + i * L::ASTEP < q.va) cp_async16(st + q.da + i * L::ASTEP * L::RA, q.a + i * q.astep + k0);
-  } else {  // the last k-tile or unaligned rows, not unrolled
-    const std::int64_t kb = k0 + 32 * q.cb, ka = k0 + 8 * q.ca;
-#pragma unroll 1
-    for (int i = 0; i < L::B_PT; ++i)
-      if (q.rb + i * L::BSTEP < q.vb)
-        load16(st + q.db + i * L::BSTEP * L::RS, q.b + i * q.bstep + k0 / 2, (p.k - kb + 1) / 2, p.vec_b, p.b);
-#pragma unroll 1
-    for (int i = 0; i < L::A_PT; ++i)
-      if (q.ra + i * L::ASTEP < q.va)
-        load16(st + q.da + i * L::ASTEP * L::RA, reinterpret_cast<const std::uint8_t*>(q.a + i * q.astep + k0),
-               2 * (p.k - ka), p.vec_a, p.a);
-  }
-  if (lt < L::ROWS * L::CW) {  // scale word lt % CW (k-blocks 8 kt + 4 (lt % CW) ..) of row lt / CW
-    const int r = lt / L::CW, wi = lt % L::CW;
-    const std::int64_t kb4 = kt * L::KB + 4 * wi;
-    if (r < q.vb && kb4 < p.nkb)
-      load_codes4(reinterpret_cast<std::uint32_t*>(st + L::SC) + lt, p.sb, p.tc_b, p.vsc_b, q.n0 + r, kb4, p.nkb);
-  }
-}
-
-// 2^(e-127) as bf16x2 for the code of k-block j in a row's scale words (stab:
-// this lane's copy of the scale table).
-template <int CW>
-__device__ __forceinline__ std::uint32_t scale_f2(const std::uint32_t (&codes)[CW], int j, const std::uint8_t* stab) {
-  return *reinterpret_cast<const std::uint32_t*>(stab + 32 * prmt(codes[j >> 2], 0u, 0x4440u | (j & 3)));
-}
 
 // The A fragment of k16 step s (of the stage) for this lane: b0 points at
 // byte 2t of row g's packed k-tile, row g + 8 is RS bytes x 8 further; f0, f1
@@ -220,17 +145,6 @@ __device__ __forceinline__ void widen_step(std::uint32_t (&a)[4], const std::uin
   }
 }
 
-// Both scale words of rows `row` and row + 8 of the stage.
-template <class C>
-__device__ __forceinline__ void stage_codes(const std::uint8_t* st, int row, std::uint32_t (&c0)[MmaLayout<C>::CW],
-                                            std::uint32_t (&c1)[MmaLayout<C>::CW]) {
-  using L = MmaLayout<C>;
-#pragma unroll
-  for (int i = 0; i < L::CW; ++i) {
-    c0[i] = reinterpret_cast<const std::uint32_t*>(st + L::SC)[row * L::CW + i];
-    c1[i] = reinterpret_cast<const std::uint32_t*>(st + L::SC)[(row + 8) * L::CW + i];
-  }
-}
 
 // The flat form: the KT / 16 steps of one k-tile for this warp, widening and
 // mma in the same warp (st: the stage, lut: this lane's copy of the widening
@@ -244,7 +158,7 @@ __device__ __forceinline__ void mma_tile(const std::uint8_t* st, const std::uint
   const std::uint8_t* const b0 = st + row * L::RS + 2 * t;
   const std::uint8_t* const a0 = st + L::ACT + tok * L::RA + 8 * t;  // token g, k 4t .. 4t + 3 (+ 32 s, + 8 RA jn)
   std::uint32_t c0[L::CW], c1[L::CW];
-  stage_codes<C>(st, row, c0, c1);
+  stage_codes<MmaLayout<C>>(st, row, c0, c1);
 #pragma unroll
   for (int j = 0; j < L::KB; ++j) {  // k-block j: steps 2j, 2j + 1
     const std::uint32_t f0 = scale_f2(c0, j, stab), f1 = scale_f2(c1, j, stab);
@@ -260,56 +174,6 @@ __device__ __forceinline__ void mma_tile(const std::uint8_t* st, const std::uint
   }
 }
 
-// A producer lane widens the KT / 16 steps of the k-tile in stage st into
-// its widened buffer (step s of lane l at WB + 512 s + 16 l), 8 steps at a
-// time in three batches (the 32 packed bytes, their 32 table entries, the
-// multiplies and stores) so that the loads of a batch overlap; every step
-// and scale word at a compile-time index (no local memory). Byte r of a
-// step: A fragment register r (rows g, g + 8, g, g + 8; bytes 2t, 2t, 2t + 1,
-// 2t + 1 of the step's 8), as in widen_step.
-template <class C, bool RAGGED>
-__device__ __forceinline__ void pc_widen(std::uint8_t* st, const std::uint8_t* lut, const std::uint8_t* stab,
-                                         int valid) {
-  using L = MmaLayout<C>;
-  constexpr int H = 8;
-  const int l = static_cast<int>(threadIdx.x) & 31, g = l >> 2, t = l & 3;
-  const std::uint8_t* const b0 = st + g * L::RS + 2 * t;
-  std::uint32_t c0[L::CW], c1[L::CW];
-  stage_codes<C>(st, g, c0, c1);
-#pragma unroll
-  for (int h = 0; h < L::STEPS; h += H) {
-    std::uint32_t x[H][4], v[H][4], f[H / 2][2];
-#pragma unroll
-    for (int i = 0; i < H; ++i)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) x[i][r] = b0[8 * (h + i) + (r & 1) * 8 * L::RS + (r >> 1)];
-#pragma unroll
-    for (int j = 0; j < H / 2; ++j) {
-      f[j][0] = scale_f2(c0, (h >> 1) + j, stab);
-      f[j][1] = scale_f2(c1, (h >> 1) + j, stab);
-    }
-#pragma unroll
-    for (int i = 0; i < H; ++i)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) v[i][r] = *reinterpret_cast<const std::uint32_t*>(lut + 128u * x[i][r]);
-#pragma unroll
-    for (int i = 0; i < H; ++i) {
-      std::uint32_t a[4];
-#pragma unroll
-      for (int r = 0; r < 4; ++r) a[r] = mul_bf16x2(v[i][r], f[i >> 1][r & 1]);
-      if constexpr (RAGGED) {
-        const int k = 16 * (h + i) + 4 * t;
-        const std::uint32_t m01 = k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
-        const std::uint32_t m23 = k + 3 < valid ? 0xFFFFFFFFu : k + 2 < valid ? 0x0000FFFFu : 0u;
-        a[0] &= m01;
-        a[1] &= m01;
-        a[2] &= m23;
-        a[3] &= m23;
-      }
-      *reinterpret_cast<uint4*>(st + L::WB + (h + i) * 512 + 16 * l) = make_uint4(a[0], a[1], a[2], a[3]);
-    }
-  }
-}
 
 // A consumer lane's operands of CH steps: the widened B fragments and NT A
 // fragments (token rows of its n8 tiles) per step.
@@ -384,14 +248,7 @@ template <class C>
 __device__ __forceinline__ void mma_prepare(std::uint8_t* smem, const MmaLoader& q) {
   using L = MmaLayout<C>;
   const int tid = static_cast<int>(threadIdx.x);
-  for (int i = tid; i < 256 * 8; i += L::THREADS) {  // 4 lanes of byte i / 8
-    const std::uint32_t b = static_cast<std::uint32_t>(i >> 3), v = e2m1_bf16(b & 15u) | (e2m1_bf16(b >> 4) << 16);
-    reinterpret_cast<uint4*>(smem)[i] = make_uint4(v, v, v, v);
-  }
-  for (int i = tid; i < 256 * 2; i += L::THREADS) {  // 4 copies of code i / 2
-    const std::uint32_t v = ue8m0_bf16x2(static_cast<std::uint32_t>(i >> 1));
-    reinterpret_cast<uint4*>(smem + L::STAB)[i] = make_uint4(v, v, v, v);
-  }
+  pc_tables<L>(smem);
   std::uint8_t* const stages = smem + L::STAGES;
   for (int s = 0; s < L::ST; ++s) {
     std::uint8_t* const st = stages + s * L::STAGE;
@@ -417,10 +274,10 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   const std::int64_t m0 = static_cast<std::int64_t>(blockIdx.x % p.mt) * L::TOK;
   const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
   std::uint8_t* const stages = smem + L::STAGES;
-  const MmaLoader q = mma_loader<C>(p, m0, n0, tid);
+  const MmaLoader q = mma_loader<MmaLayout<C>>(p, m0, n0, tid);
 #pragma unroll
   for (int s = 0; s < L::ST - 1; ++s) {
-    if (s < ntiles) mma_load<C>(stages + s * L::STAGE, p, q, s, tid);
+    if (s < ntiles) mma_load<MmaLayout<C>>(stages + s * L::STAGE, p, q, s, tid);
     cp_async_commit();
   }
   mma_prepare<C>(smem, q);
@@ -433,7 +290,7 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   for (std::int64_t kt = 0; kt < ntiles; ++kt) {
     cp_async_wait<L::ST - 2>();
     __syncthreads();  // tile kt landed (every thread's copies); every warp is done with stage (kt - 1) % ST
-    if (kt + L::ST - 1 < ntiles) mma_load<C>(stages + nxt * L::STAGE, p, q, kt + L::ST - 1, tid);
+    if (kt + L::ST - 1 < ntiles) mma_load<MmaLayout<C>>(stages + nxt * L::STAGE, p, q, kt + L::ST - 1, tid);
     cp_async_commit();
     const std::uint8_t* const st = stages + cur * L::STAGE;
     const std::int64_t valid = p.k - kt * L::KT;
@@ -474,11 +331,11 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
   std::uint8_t* const stages = smem + L::STAGES;
   std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(smem + L::BARS);
   std::uint64_t* const empty = full + L::ST;
-  const MmaLoader q = mma_loader<C>(p, m0, n0, l);
+  const MmaLoader q = mma_loader<MmaLayout<C>>(p, m0, n0, l);
   if (producer) {  // own k-tiles 0 .. OWN - 2
 #pragma unroll
     for (int j = 0; j < L::OWN - 1; ++j) {
-      if (w + C::P * j < ntiles) mma_load<C>(stages + (w + C::P * j) * L::STAGE, p, q, w + C::P * j, l);
+      if (w + C::P * j < ntiles) mma_load<MmaLayout<C>>(stages + (w + C::P * j) * L::STAGE, p, q, w + C::P * j, l);
       cp_async_commit();
     }
   }
@@ -500,15 +357,15 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
       __syncwarp();                 // .. and the other lanes'
       const std::int64_t valid = p.k - kt * L::KT;
       if (valid < L::KT)
-        pc_widen<C, true>(st, lut, stab, static_cast<int>(valid));
+        pc_widen<MmaLayout<C>, true>(st, lut, stab, static_cast<int>(valid));
       else
-        pc_widen<C, false>(st, lut, stab, L::KT);
+        pc_widen<MmaLayout<C>, false>(st, lut, stab, L::KT);
       mbar_arrive(full + (st - stages) / L::STAGE);
       const std::int64_t ktn = kt + C::P * (L::OWN - 1);  // own k-tile j + OWN - 1, in the stage of own k-tile j - 1
       if (ktn < ntiles) {
         const int sn = w + C::P * static_cast<int>((j + L::OWN - 1) % L::OWN);
         if (j > 0) mbar_wait(empty + sn, static_cast<std::uint32_t>((ktn - L::ST) / L::ST) & 1u);
-        mma_load<C>(stages + sn * L::STAGE, p, q, ktn, l);
+        mma_load<MmaLayout<C>>(stages + sn * L::STAGE, p, q, ktn, l);
       }
       cp_async_commit();
     }
