@@ -87,8 +87,8 @@ std::vector<std::uint32_t> boundary_values(mx::InType t, std::int64_t n) {
 }
 
 // 1100 x 4100 on dense scales (5 chunks per row, the last ragged; 5500
-// chunks): k_rowstream with 8 warps per CTA for NVFP4 and MXFP8 (MXFP8
-// since run 11), the ring for the other MX formats; splits 0, 3.
+// chunks): k_rowstream with 8 warps per CTA for NVFP4, MXFP8 and MXINT8
+// (the MX ones since run 11), the ring for MXFP4; splits 0, 3.
 TEST(GpuGateRow, StreamLargeBytesEqualReference) {
   REQUIRE_GPU();
   struct Reset {
@@ -114,14 +114,14 @@ TEST(GpuGateRow, StreamLargeBytesEqualReference) {
 
 // compute-sanitizer subset (the gate's sanitizer filter runs GpuGateSanitizer.*):
 // the dense-scale rowwise kernels on full and ragged chunks, one and four
-// chunks per warp (since run 11: k_rowstream for MXFP8 and NVFP4, the ring
-// for MXFP6).
+// chunks per warp (since run 11: k_rowstream for MXFP8, MXINT8 and NVFP4,
+// the ring for MXFP6).
 TEST(GpuGateSanitizer, RowStream) {
   REQUIRE_GPU();
   struct Reset {
     ~Reset() { mxk::set_work_split(0); }
   } reset;
-  for (const char* name : {"mxfp8_e4m3", "mxfp6_e2m3", "nvfp4"}) {
+  for (const char* name : {"mxfp8_e4m3", "mxint8", "mxfp6_e2m3", "nvfp4"}) {
     const mx::Recipe r = mx::parse_recipe(name);
     for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
       const gate::Input in = gate::make_input(gate::Dist::special, t, 2, 5, 9256, r.elem, 4200);
@@ -183,8 +183,8 @@ TEST(GpuGateSanitizer, RowTile) {
   }
 }
 
-// The cp.async ring on dense scales (MXINT8, MXFP6, MXFP4; MXFP8 e5m2 here
-// takes k_rowstream since run 11): f16 inputs (StreamLarge covers bf16 and
+// The cp.async ring on dense scales (MXFP6, MXFP4; MXFP8 e5m2 and MXINT8
+// here take k_rowstream since run 11): f16 inputs (StreamLarge covers bf16 and
 // f32 at 1100 x 4100), ragged chunks, a batch, and the forced splits 1 and 4.
 TEST(GpuGateRow, RingDenseBytesEqualReference) {
   REQUIRE_GPU();
@@ -210,14 +210,14 @@ TEST(GpuGateRow, RingDenseBytesEqualReference) {
   }
 }
 
-// compute-sanitizer subset: the dense-scale kernels (MXINT8: the ring; MXFP8:
-// k_rowstream since run 11), full and ragged chunks.
+// compute-sanitizer subset: the ring on dense scales (MXFP6, MXFP4; since
+// run 11 the 8-bit codes take k_rowstream: RowStream), full and ragged chunks.
 TEST(GpuGateSanitizer, RowRingDense) {
   REQUIRE_GPU();
   struct Reset {
     ~Reset() { mxk::set_work_split(0); }
   } reset;
-  for (const char* name : {"mxint8", "mxfp8_e4m3:rceil"}) {
+  for (const char* name : {"mxfp6_e3m2", "mxfp4:rceil"}) {
     const mx::Recipe r = mx::parse_recipe(name);
     for (mx::InType t : {mx::InType::bf16, mx::InType::f16}) {
       const gate::Input in = gate::make_input(gate::Dist::special, t, 2, 5, 9256, r.elem, 6400);

@@ -36,8 +36,10 @@ namespace mxk::dev {
 // ld_stream a plain ld.global, k_rowstream / ring on dense scales MXFP8
 // 1.015 / 0.974 (269.3 us, torch's plain fp8 cast 273.6 us in the same
 // call), 8192x7168 0.976 / 0.939; MXINT8 0.955 / 0.964, 8192x7168 0.918 /
-// 0.924. So MXFP8 (8-bit float codes) and NVFP4 take k_rowstream on dense
-// scales, the other MX formats the ring.
+// 0.924. With MXINT8's one-fma encode (int8_biased8, dev_convert.cuh; run
+// 11 final call, mxint8_probe.txt) k_rowstream / ring MXINT8 1.017 / 0.989
+// (split 2), 8192x7168 0.973 / 0.931. So the 8-bit MX codes (MXFP8,
+// MXINT8) and NVFP4 take k_rowstream on dense scales, MXFP6 / MXFP4 the ring.
 template <class Q>
 constexpr bool kIsIntQ = false;  // MXINT8
 template <int F, bool HW>
@@ -45,7 +47,7 @@ constexpr bool kIsIntQ<MxQ<F, HW>> = Elem<F>::is_int != 0;
 template <class Q>
 constexpr bool kStreamDenseMx = false;
 template <int F, bool HW>
-constexpr bool kStreamDenseMx<MxQ<F, HW>> = Elem<F>::bits == 8 && !Elem<F>::is_int;
+constexpr bool kStreamDenseMx<MxQ<F, HW>> = Elem<F>::bits == 8;
 template <class Q>
 constexpr bool kRowStreamDense = Q::V == 16 || kStreamDenseMx<Q>;
 constexpr bool kRowStreamTcgen05 = false;
