@@ -1,10 +1,11 @@
 // rowwise.cuh - the rowwise block-quantization kernels (SPEC C3, C4, C5, C6,
 // C7), one family: k_rowstream (each warp loads its chunk straight into
-// registers, no shared memory; dense scales) and k_rowwise (warps stream
-// chunks through a per-warp cp.async ring in shared memory; tcgen05
-// scales). Both quantize from registers with the same per-group code
-// (row_group, row_ragged); the launcher (launch_impl.cuh, launch_rowwise)
-// picks one by scale layout (kRowStreamDense, kRowStreamTcgen05). A third,
+// registers, no shared memory; dense scales of MXFP8, MXINT8, NVFP4) and
+// k_rowwise (warps stream chunks through a per-warp cp.async ring in shared
+// memory; tcgen05 scales, and MXFP6 / MXFP4 dense scales). Both quantize
+// from registers with the same per-group code (row_group, row_ragged); the
+// launcher (launch_impl.cuh, launch_rowwise) picks one by scale layout and
+// format (kRowStreamDense, kRowStreamTcgen05). A third,
 // k_rowtile (128 x 64 tiles through shared memory, one MX block per thread),
 // takes the 8-bit codes of large 16-bit tensors with tcgen05 scales.
 #pragma once
