@@ -42,4 +42,40 @@ inline bool check_layout(mx::ScaleLayout l) {
   throw mx::InvalidArgument("C11 GEMM: scale layout must be dense or tcgen05 (rowwise)");
 }
 
+// The arguments of the w4a16 kernels that read A and packed B by pointer
+// (gemm_w4a16.cu, gemm_w4a16_decode.cu, gemm_w4a16_mma.cu): x's shape,
+// pointers and strides, the scale layout, and whether rows allow 16-byte
+// loads; mt / nt (blocks along M / N) are set by each launcher for its tiles.
+struct W4aParams {
+  std::int64_t m, n, k, nkb, mt, nt;
+  const std::uint16_t* a;
+  std::int64_t lda;
+  const std::uint8_t *b, *sb;
+  std::int64_t ldb;
+  bool tc_b, vec_a, vec_b, vsc_b;
+  const float* c;
+  void* d;
+};
+
+inline W4aParams w4a16_params(const W4a16GemmArgs& x) {
+  if (x.lda < x.k || x.b.ld < (x.k + 1) / 2) throw mx::ShapeError("w4a16 GEMM: a row holds fewer than K elements");
+  W4aParams p{};
+  p.m = x.m;
+  p.n = x.n;
+  p.k = x.k;
+  p.nkb = (x.k + 31) / 32;
+  p.a = x.a;
+  p.lda = x.lda;
+  p.b = x.b.data;
+  p.ldb = x.b.ld;
+  p.sb = x.b.scales;
+  p.tc_b = check_layout(x.b.layout);
+  p.vec_a = p.lda % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.a) % 16 == 0;
+  p.vec_b = p.ldb % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.b) % 16 == 0;
+  p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
+  p.c = x.c;
+  p.d = x.d;
+  return p;
+}
+
 }  // namespace mxk::gemm

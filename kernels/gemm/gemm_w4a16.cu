@@ -39,16 +39,7 @@
 namespace mxk::gemm {
 namespace {
 
-struct W4Params {
-  std::int64_t m, n, k, nkb, mt, nt;
-  const std::uint16_t* a;
-  std::int64_t lda;
-  const std::uint8_t *b, *sb;
-  std::int64_t ldb;
-  bool tc_b, vec_a, vec_b, vsc_b;
-  const float* c;
-  void* d;
-};
+using W4Params = W4aParams;  // gemm_host.hpp
 
 template <class C>
 struct W4Layout {
@@ -257,23 +248,7 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   if (x.bn != 0 && x.bn != 16 && x.bn != 32 && x.bn != 64 && x.bn != 128 && !force_ws && !force_rega)
     throw mx::InvalidArgument("w4a16 GEMM: tile width must be 16, 32, 64 or 128");
   if (x.m == 0 || x.n == 0) return;
-  W4Params p{};
-  p.m = x.m;
-  p.n = x.n;
-  p.k = x.k;
-  p.nkb = (x.k + 31) / 32;
-  p.a = x.a;
-  p.lda = x.lda;
-  p.b = x.b.data;
-  p.ldb = x.b.ld;
-  p.sb = x.b.scales;
-  if (p.lda < x.k || p.ldb < (x.k + 1) / 2) throw mx::ShapeError("w4a16 GEMM: a row holds fewer than K elements");
-  p.tc_b = check_layout(x.b.layout);
-  p.vec_a = p.lda % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.a) % 16 == 0;
-  p.vec_b = p.ldb % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.b) % 16 == 0;
-  p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
-  p.c = x.c;
-  p.d = x.d;
+  W4Params p = w4a16_params(x);
   // M > 64: the register-A kernel (gemm_w4a16_rs.cu, cfg::W4RegA::ON; bn 512
   // forces it) where TMA can read A and packed B, else the warp-specialized
   // kernel (bn 256 forces it) where TMA can read A; any other bn keeps the

@@ -48,16 +48,7 @@
 namespace mxk::gemm {
 namespace {
 
-struct RsParams {
-  std::int64_t m, n, k, nkb, mt;  // mt: blocks along M (activation columns)
-  const std::uint16_t* a;
-  std::int64_t lda;
-  const std::uint8_t *b, *sb;
-  std::int64_t ldb;
-  bool tc_b, vec_a, vec_b, vsc_b;
-  const float* c;
-  void* d;
-};
+using RsParams = W4aParams;  // gemm_host.hpp
 
 // Shared memory: the lookup table (256 packed bytes x 32 lanes), the
 // accumulator being handed over ([NA / 2][128] fp32), 2W mbarriers (128
@@ -354,22 +345,7 @@ void w4a16_decode_launch(const W4a16GemmArgs& x, int cols, int sms, cudaStream_t
   }
   if (cols != 8 && cols != 16 && cols != 32 && cols != 64)
     throw mx::InvalidArgument("w4a16 GEMM: decode columns must be 8, 16, 32 or 64 (+ 1000: two warpgroups)");
-  RsParams p{};
-  p.m = x.m;
-  p.n = x.n;
-  p.k = x.k;
-  p.nkb = (x.k + 31) / 32;
-  p.a = x.a;
-  p.lda = x.lda;
-  p.b = x.b.data;
-  p.ldb = x.b.ld;
-  p.sb = x.b.scales;
-  p.tc_b = check_layout(x.b.layout);
-  p.vec_a = p.lda % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.a) % 16 == 0;
-  p.vec_b = p.ldb % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.b) % 16 == 0;
-  p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
-  p.c = x.c;
-  p.d = x.d;
+  RsParams p = w4a16_params(x);
   x.out == mx::Fmt::bf16 ? rs_any<true>(p, cols, alt, stream) : rs_any<false>(p, cols, alt, stream);
 }
 

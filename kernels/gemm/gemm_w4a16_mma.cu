@@ -446,22 +446,7 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
 void w4a16_mma_launch(const W4a16GemmArgs& x, int form, int sms, cudaStream_t stream) {
   if (x.m > 64) throw mx::InvalidArgument("w4a16 GEMM: the mma.sync decode kernel takes M <= 64");
   if (form == 0) form = cfg::w4_mma_form(x.m, x.n, sms);
-  MmaParams p{};
-  p.m = x.m;
-  p.n = x.n;
-  p.k = x.k;
-  p.nkb = (x.k + 31) / 32;
-  p.a = x.a;
-  p.lda = x.lda;
-  p.b = x.b.data;
-  p.ldb = x.b.ld;
-  p.sb = x.b.scales;
-  p.tc_b = check_layout(x.b.layout);
-  p.vec_a = p.lda % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.a) % 16 == 0;
-  p.vec_b = p.ldb % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.b) % 16 == 0;
-  p.vsc_b = (p.tc_b || p.nkb % 4 == 0) && reinterpret_cast<std::uintptr_t>(p.sb) % 4 == 0;
-  p.c = x.c;
-  p.d = x.d;
+  MmaParams p = w4a16_params(x);
   x.out == mx::Fmt::bf16 ? mma_any<true>(p, form, stream) : mma_any<false>(p, form, stream);
 }
 

@@ -18,20 +18,12 @@
 #include <cstdint>
 
 #include "gemm/gemm_common.cuh"
+#include "gemm/gemm_host.hpp"
 
 namespace mxk::gemm {
 namespace {
 
-struct MmaParams {
-  std::int64_t m, n, k, nkb, mt;  // mt: blocks along M
-  const std::uint16_t* a;
-  std::int64_t lda;
-  const std::uint8_t *b, *sb;
-  std::int64_t ldb;
-  bool tc_b, vec_a, vec_b, vsc_b;
-  const float* c;
-  void* d;
-};
+using MmaParams = W4aParams;  // gemm_host.hpp
 
 constexpr int cmin(int a, int b) { return a < b ? a : b; }
 
