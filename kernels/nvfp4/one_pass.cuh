@@ -40,11 +40,12 @@ constexpr int kOnePassKeep = 2;
 // Arrival slots per barrier set (OnePassSync): the launcher caps the grid
 // here (an H100 holds 264 CTAs of this kernel for 16-bit inputs).
 constexpr int kOnePassMaxCtas = 1024;
-// The wait: false, warp 0 of each CTA polls the grid's arrival slots
-// directly; true, thread 0 first polls an arrival count (one word), then
-// warp 0 reads the slots (a scratch probe's alternative: fewer words polled,
-// one more round trip).
-constexpr bool kOnePassPollCount = false;
+// The wait: true, thread 0 of each CTA polls an arrival count (one word),
+// then warp 0 reads the grid's arrival slots; false (scratch probes only),
+// warp 0 polls the slots directly. 128x7168 bf16 on the H100, event / back
+// to back per launch: true 8.06 / 6.39 us, false 8.74 / 7.03 us (TE; 112
+// CTAs polling 4 lines of slots queue in L2), bench/results/README.md run 12 nvd.
+constexpr bool kOnePassPollCount = true;
 
 template <class In>
 struct OnePassShape {
@@ -264,17 +265,19 @@ __device__ __forceinline__ void one_pass_kept_quant(const OnePassKept<In>& kp, c
 // CTA b stores kArrived | its max of |x| into slot[b] (one 32-bit word: the
 // flag and the value travel together, so no fence orders them; the maxima
 // are >= 0 and never NaN, and such fp32 values order like their bit
-// patterns), then warp 0 of every CTA reads the slots 0 .. gridDim.x - 1
-// (16 bytes a lane, each lane re-reading only its own words until all four
-// carry the flag) and takes their maximum (redux.sync). The set of launch
+// patterns) and adds 1 to the set's arrival count (relaxed: a hint that
+// says when to read the slots; the flags decide), then thread 0 of every
+// CTA polls the count until it reaches gridDim.x and warp 0 reads the
+// slots 0 .. gridDim.x - 1 (16 bytes a lane, each lane re-reading only its
+// own words until all four carry the flag) and takes their maximum
+// (redux.sync). Against a release add and an acquire poll of the count
+// (run 11), no fence waits for the max to land first. The set of launch
 // k - 1 is free once launch k runs (launches on one stream do not overlap),
 // so launch k's CTA 0 zeroes it for launch k + 1, and bumps the epoch after
 // its wait (every CTA read the epoch before arriving: its slot's address
 // depends on it; only the parity is used, so its wrap after 2^32 launches
 // keeps the alternation). Nothing on the host changes per launch: the order
 // of the launches is the stream's, whichever host threads enqueue them.
-// count: arrivals, polled first where kOnePassPollCount (a hint only: the
-// flags decide).
 constexpr uint32_t kArrived = 0x80000000u;
 struct OnePassSync {
   uint32_t epoch;
@@ -371,7 +374,8 @@ __device__ __forceinline__ void one_pass_stamp(int i, bool gtime) {
 //     used); kept full items are widened and their block maxima taken
 //     (OnePassKept); the CTA's max of |x| is reduced (redux.sync on the bits);
 //  2. the grid barrier (OnePassSync above): thread 0 stores the CTA's max
-//     into its slot, warp 0 waits for every slot and takes their maximum;
+//     into its slot and counts the arrival, waits for the count, warp 0
+//     reads every slot and takes their maximum;
 //     thread 0 derives Q::State from it for the CTA (shared memory); CTA 0
 //     writes the global amax bits to gamax (the caller reads them);
 //  3. the kept items are quantized from registers, the rest read again;

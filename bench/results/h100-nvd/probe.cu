@@ -1,7 +1,8 @@
 // probe.cu - scratch probe for run 12 nvd (not part of any build; derived
 // from run 11 nvs's h100-nvs/probe.cu): the NVFP4 one-pass quantize at
 // 128x7168 bf16, event time and back-to-back time per launch, beside the
-// bf16 D2D copy; the barrier's two waits (kOnePassPollCount false / true);
+// bf16 D2D copy; the barrier's two waits (kOnePassPollCount false / true:
+// call 1 ran with false as the default, call 2 with true);
 // with -DMXK_ONE_PASS_STAMPS the kernel's per-CTA phases (clock64). Built
 // on the device (nvd.sh):
 //   nvcc -std=c++20 --ftz=false --prec-div=true --prec-sqrt=true --fmad=false --expt-relaxed-constexpr
