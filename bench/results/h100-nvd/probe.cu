@@ -3,7 +3,8 @@
 // 128x7168 bf16, event time and back-to-back time per launch, beside the
 // bf16 D2D copy; the barrier's two waits (kOnePassPollCount false / true:
 // call 1 ran with false as the default, call 2 with true);
-// with -DMXK_ONE_PASS_STAMPS the kernel's per-CTA phases (clock64). Built
+// 8- and 16-warp CTAs (call 2); with -DMXK_ONE_PASS_STAMPS the kernel's
+// per-CTA phases (clock64). Built
 // on the device (nvd.sh):
 //   nvcc -std=c++20 --ftz=false --prec-div=true --prec-sqrt=true --fmad=false --expt-relaxed-constexpr
 //        -arch=sm_90a [-DMXK_ONE_PASS_STAMPS] -Ikernels -Ikernels/include -Ireference/include
@@ -183,6 +184,25 @@ void run(std::int64_t M, std::int64_t K, cudaStream_t s) {
     std::printf("%-8s coop, poll count %d: event %6.2f us  host %5.2f us  back-to-back %6.2f us/launch\n",
                 ORDER == 0 ? "TE" : "torchao", PC ? 1 : 0, t.ev_us, t.host_us, t.b2b_us);
   };
+  // the same kernel with NW warps per CTA (one item per warp), cooperative,
+  // configured once
+  auto coop_nw = [&](auto nwc) {
+    constexpr int NW = decltype(nwc)::value;
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dev::k_nvfp4_one_pass<In, Q, NW>, 32 * NW, 0);
+    const std::int64_t g = std::min<std::int64_t>((M * nch + NW - 1) / NW, std::int64_t{per_sm} * detail::device_sm_count());
+    cudaLaunchConfig_t c = cfg;
+    c.gridDim = dim3(static_cast<unsigned>(g));
+    c.blockDim = dim3(32 * NW);
+    const Timing t = time_it([&](int i) {
+      const int b = i % nbuf;
+      detail::check(cudaLaunchKernelEx(&c, dev::k_nvfp4_one_pass<In, Q, NW>, static_cast<const In*>(X[b]), P[b], nch, sync,
+                                       const_cast<std::uint32_t*>(P[b].gamax)),
+                    "coop NW");
+    }, s);
+    std::printf("%-8s coop, %2d warps/CTA, %lld CTAs (%d per SM fit): event %6.2f us  host %5.2f us  back-to-back %6.2f us/launch\n",
+                ORDER == 0 ? "TE" : "torchao", NW, static_cast<long long>(g), per_sm, t.ev_us, t.host_us, t.b2b_us);
+  };
   auto copy = [&](int i) { cudaMemcpyAsync(Y[i % nbuf], X[i % nbuf], n * 2, cudaMemcpyDeviceToDevice, s); };
   const char* on = ORDER == 0 ? "TE" : "torchao";
   auto pr = [&](const char* what, const Timing& t) {
@@ -201,6 +221,8 @@ void run(std::int64_t M, std::int64_t K, cudaStream_t s) {
   pr("copy", time_it(copy, s));
   coop_pc(std::integral_constant<bool, true>{});
   coop_pc(std::integral_constant<bool, false>{});
+  coop_nw(std::integral_constant<int, 8>{});
+  coop_nw(std::integral_constant<int, 16>{});
   pr("coop", time_it(coop, s));
 #ifdef MXK_ONE_PASS_STAMPS
   std::vector<unsigned long long> st(1024 * 8);
