@@ -20,11 +20,13 @@ namespace mxk::dev {
 // fp32: what a warp does not keep in registers is read again from L2.
 constexpr int64_t kNvfp4OnePassMaxElems = int64_t{1} << 21;
 // 16 warps per CTA, launch bound 1 CTA per SM (up to 128 registers: the
-// kept words, 16 (16-bit inputs) or 32 (fp32) per item, live across the
-// barrier; 16-bit inputs take 64, so 2 CTAs fit per SM). Fewer, fatter CTAs
+// kept values widened to fp32, 32 per item, and their block maxima live
+// across the barrier; 90-94 registers, so 1 CTA fits per SM; run 11's
+// kernel, which kept the raw words, took 64 for 16-bit inputs). Fewer, fatter CTAs
 // mean fewer arrivals at the grid barrier: 128x7168 bf16 on the H100, 112
 // CTAs of 16 warps 8.22 us, 224 of 8 8.54 us, 448 of 4 9.28 us (event time,
-// bench/results/README.md run 11 nvs).
+// bench/results/README.md run 11 nvs); run 12 nvd's kernel 112 x 16 8.03 us,
+// 224 x 8 8.51 us.
 constexpr int kOnePassWarps = 16;
 constexpr int kOnePassCtasPerSm = 1;
 // Items: (row, chunk of 256 * kOnePassU elements); lane l owns the 8-element
@@ -34,11 +36,12 @@ constexpr int kOnePassCtasPerSm = 1;
 constexpr int kOnePassU = 2;
 // Items per warp held in registers from the amax phase to the quantize
 // phase (the launcher sizes the grid for one item per warp where the device
-// holds enough warps; an H100 holds 4224 warps of this kernel for 16-bit
-// inputs, 2112 for fp32: any one-pass tensor in one or two items per warp). A warp's items after these are read again from L2.
+// holds enough warps; an H100 holds 2112 warps of this kernel: any one-pass
+// tensor in one or two items per warp). A warp's items after these are read
+// again from L2.
 constexpr int kOnePassKeep = 2;
 // Arrival slots per barrier set (OnePassSync): the launcher caps the grid
-// here (an H100 holds 264 CTAs of this kernel for 16-bit inputs).
+// here (an H100 holds 132 CTAs of this kernel).
 constexpr int kOnePassMaxCtas = 1024;
 // The wait: true, thread 0 of each CTA polls an arrival count (one word),
 // then warp 0 reads the grid's arrival slots; false (scratch probes only),
