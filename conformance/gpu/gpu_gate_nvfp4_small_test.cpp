@@ -2,7 +2,7 @@
 // of at most 2^21 elements (kernels/nvfp4/one_pass.cuh: one cooperative
 // launch, one hand-written grid barrier that carries the CTA maxima, its
 // state per stream and handed from launch to launch on the device, the
-// input kept in registers across it). The paths: full items kept in registers,
+// input and the block maxima kept in registers across it). The paths: full items kept in registers,
 // ragged items (the row's last chunk; every item when K % 8 != 0), items
 // beyond the kept ones (read again: forced by mxk::set_work_split), warps
 // with no item (tensors smaller than a CTA's span), the global amax from
@@ -123,13 +123,15 @@ std::string fetch_diff(const Launch& l) {
   return gate::diff_quantized(got, *l.want);
 }
 
-// Two inputs of different sizes (112 and 5 CTAs of 16 warps: the decode
-// shape and a small batch) and amaxes, both orders, and every input type of the first.
+// Inputs of different sizes (112, 5 and, on the H100, 132 CTAs of 16 warps:
+// the decode shape, a small batch, and 2^21 elements, whose grid is wider
+// than one 128-slot read of the barrier's slots per lane) and amaxes, both
+// orders, and every input type.
 struct Mix {
   DevInput in[4];
   std::vector<mx::Quantized> want;  // [input][order]
   Mix() {
-    const gate::Shape shapes[] = {{1, 128, 7168}, {2, 19, 1000}, {1, 128, 7168}, {1, 128, 7168}};
+    const gate::Shape shapes[] = {{1, 128, 7168}, {2, 19, 1000}, {1, 512, 4096}, {1, 128, 7168}};
     const mx::InType types[] = {mx::InType::bf16, mx::InType::bf16, mx::InType::f16, mx::InType::f32};
     for (int i = 0; i < 4; ++i) {
       in[i].in = gate::make_input(i % 2 == 0 ? gate::Dist::special : gate::Dist::wide, types[i], shapes[i].b, shapes[i].m,
@@ -159,7 +161,7 @@ struct Mix {
 // Many one-pass launches in a row on one stream, nothing waited for between
 // them: each grid reads the barrier state the one before left (the epoch's
 // parity picks the set; the previous set, zeroed by this launch, serves the
-// next), over grids of 112 and 5 CTAs, both orders and every input type.
+// next), over grids of 112, 5 and 132 CTAs, both orders and every input type.
 TEST(GpuGateNvfp4Small, ManyLaunchesOneStreamBytesEqualReference) {
   REQUIRE_GPU();
   Mix mix;
@@ -392,7 +394,8 @@ TEST(GpuGateNvfp4Small, GraphCaptureBytesEqualReference) {
 }
 
 // compute-sanitizer subset (GpuGateSanitizer.*): the one-pass kernel with
-// kept, read-again and ragged items, and at the decode shape.
+// kept, read-again and ragged items, at the decode shape and at 2^21
+// elements (the barrier's second slot read per lane, 8-bit containers).
 TEST(GpuGateSanitizer, Nvfp4OnePass) {
   REQUIRE_GPU();
   mxk::set_poison_check(false);  // one launch each under the sanitizers
@@ -412,6 +415,9 @@ TEST(GpuGateSanitizer, Nvfp4OnePass) {
       mxk::set_work_split(0);
       const gate::Input decode = gate::make_input(gate::Dist::special, t, 1, 128, 7168, mx::Fmt::e2m1, 9501);
       ASSERT_EQ(check_one(name, decode, gate::kCfgs[1], mx::Packing::packed), "") << name << " decode";
+      // 2^21 elements: more CTAs than one 128-slot read per lane of the barrier (132 on the H100)
+      const gate::Input wide = gate::make_input(gate::Dist::special, t, 1, 512, 4096, mx::Fmt::e2m1, 9502);
+      ASSERT_EQ(check_one(name, wide, gate::kCfgs[0], mx::Packing::container8), "") << name << " 512x4096";
     }
   }
 }

@@ -3,7 +3,10 @@
 // bandwidth (bytes read + bytes written, over time) and its ratio to the
 // copy. Each figure is the median of many launches timed one by one with
 // CUDA events, after warm-up, over rotating buffers that together are at
-// least 4x the L2 cache. Prints a table; --out FILE writes CSV.
+// least 4x the L2 cache. Prints a table; --out FILE writes CSV (the event
+// figures only). Shapes of at most 2^21 elements also get a "b2b" line per
+// case: 200 launches back to back between two events, time per launch and
+// its ratio to the copy's (time_case_b2b).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -66,6 +69,31 @@ double time_case(const Case& c, int nbuf, int warm, int iters, cudaStream_t s) {
   for (auto& e : ev) cudaEventDestroy(e);
   return median(ms);
 }
+
+// A steadier figure for small shapes (run 12 nvd), beside the event-timed
+// median above (unchanged): `reps` launches enqueued back to back between
+// two events, the elapsed time per launch (the median of 5 such batches).
+// It leaves out the event pair's own cost around each launch, which for a
+// few-microsecond launch moves from process to process.
+double time_case_b2b(const Case& c, int nbuf, int reps, cudaStream_t s) {
+  cudaEvent_t e0, e1;
+  check(cudaEventCreate(&e0), "cudaEventCreate");
+  check(cudaEventCreate(&e1), "cudaEventCreate");
+  std::vector<float> per;
+  for (int batch = 0; batch < 5; ++batch) {
+    check(cudaEventRecord(e0, s), "cudaEventRecord");
+    for (int i = 0; i < reps; ++i) c.launch(i % nbuf, s);
+    check(cudaEventRecord(e1, s), "cudaEventRecord");
+    check(cudaEventSynchronize(e1), "back-to-back launches");
+    float ms = 0.0f;
+    check(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+    per.push_back(ms / static_cast<float>(reps));
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return median(per);
+}
+constexpr std::int64_t kB2bMaxElems = std::int64_t{1} << 21;  // "small": the b2b line is printed
 
 struct Buffers {
   std::vector<void*> all;
@@ -253,7 +281,7 @@ int bench_main(const std::vector<std::string>& args) {
     // prime the per-tensor amax so that the cast-only case reads a real amax
     for (int b = 0; b < nbuf; ++b) detail::launch_pt_amax(mx::InType::bf16, X[b], n, GA[b], s);
 
-    double copy_gbs = 0.0;
+    double copy_gbs = 0.0, copy_b2b = 0.0;
     for (const Case& c : cases) {
       if (!only.empty() && copy_gbs != 0.0 && c.name.find(only) == std::string::npos) continue;
       const double ms = time_case(c, nbuf, 5, it, s);
@@ -263,6 +291,12 @@ int bench_main(const std::vector<std::string>& args) {
       const std::string sz = std::to_string(M) + "x" + std::to_string(K);
       std::printf("%-11s %-44s %10.2f %9.1f %7.3f %7s\n", sz.c_str(), c.name.c_str(), ms * 1e3, gbs, ratio,
                   c.target.c_str());
+      if (n <= kB2bMaxElems) {  // the steadier figure: time per launch back to back, and over the copy's
+        const double b2b = time_case_b2b(c, nbuf, 200, s);
+        if (copy_b2b == 0.0) copy_b2b = b2b;
+        std::printf("%-11s   b2b x200: %-34s %10.2f us/launch, time / copy's %.3f\n", sz.c_str(), c.name.c_str(), b2b * 1e3,
+                    b2b / copy_b2b);
+      }
       if (csv) {
         std::fprintf(csv, "\"%s\",%lld,%lld,\"%s\",%.3f,%.0f,%.1f,%.4f,%s\n", prop.name, static_cast<long long>(M),
                      static_cast<long long>(K), c.name.c_str(), ms * 1e3, c.bytes, gbs, ratio, c.target.c_str());

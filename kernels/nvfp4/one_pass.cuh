@@ -1,10 +1,11 @@
 // one_pass.cuh - NVFP4 rowwise quantize of a small tensor in one launch
 // (SPEC C5): the global amax and the quantize of two passes (amax.cuh, then
 // rowwise.cuh) in one cooperative kernel with one grid-wide barrier between
-// them (hand-written: the CTA maxima travel with the arrivals). For small tensors (decode shapes) the launches and round trips, not
-// the bytes, are most of the time: memset + k_amax + quantize become one
-// launch, and each warp keeps the input it reduced in registers across the
-// barrier instead of reading it again.
+// them (hand-written: each CTA's arrival carries its max). For small tensors
+// (decode shapes) the launches and round trips, not the bytes, are most of
+// the time: memset + k_amax + quantize become one launch, and each warp keeps
+// the input it reduced in registers across the barrier instead of reading it
+// again, with what of each block scale does not need the global amax.
 #pragma once
 
 #include "common/rowwise.cuh"
@@ -19,11 +20,13 @@ namespace mxk::dev {
 // fp32: what a warp does not keep in registers is read again from L2.
 constexpr int64_t kNvfp4OnePassMaxElems = int64_t{1} << 21;
 // 16 warps per CTA, launch bound 1 CTA per SM (up to 128 registers: the
-// kept words, 16 (16-bit inputs) or 32 (fp32) per item, live across the
-// barrier; 16-bit inputs take 64, so 2 CTAs fit per SM). Fewer, fatter CTAs
+// kept values widened to fp32, 32 per item, and their block maxima live
+// across the barrier; 90-94 registers, so 1 CTA fits per SM; run 11's
+// kernel, which kept the raw words, took 64 for 16-bit inputs). Fewer, fatter CTAs
 // mean fewer arrivals at the grid barrier: 128x7168 bf16 on the H100, 112
 // CTAs of 16 warps 8.22 us, 224 of 8 8.54 us, 448 of 4 9.28 us (event time,
-// bench/results/README.md run 11 nvs).
+// bench/results/README.md run 11 nvs); run 12 nvd's kernel 112 x 16 8.03 us,
+// 224 x 8 8.51 us.
 constexpr int kOnePassWarps = 16;
 constexpr int kOnePassCtasPerSm = 1;
 // Items: (row, chunk of 256 * kOnePassU elements); lane l owns the 8-element
@@ -33,9 +36,19 @@ constexpr int kOnePassCtasPerSm = 1;
 constexpr int kOnePassU = 2;
 // Items per warp held in registers from the amax phase to the quantize
 // phase (the launcher sizes the grid for one item per warp where the device
-// holds enough warps; an H100 holds 4224 warps of this kernel for 16-bit
-// inputs, 2112 for fp32: any one-pass tensor in one or two items per warp). A warp's items after these are read again from L2.
+// holds enough warps; an H100 holds 2112 warps of this kernel: any one-pass
+// tensor in one or two items per warp). A warp's items after these are read
+// again from L2.
 constexpr int kOnePassKeep = 2;
+// Arrival slots per barrier set (OnePassSync): the launcher caps the grid
+// here (an H100 holds 132 CTAs of this kernel).
+constexpr int kOnePassMaxCtas = 1024;
+// The wait: true, thread 0 of each CTA polls an arrival count (one word),
+// then warp 0 reads the grid's arrival slots; false (scratch probes only),
+// warp 0 polls the slots directly. 128x7168 bf16 on the H100, event / back
+// to back per launch: true 8.06 / 6.39 us, false 8.74 / 7.03 us (TE; 112
+// CTAs polling 4 lines of slots queue in L2), bench/results/README.md run 12 nvd.
+constexpr bool kOnePassPollCount = true;
 
 template <class In>
 struct OnePassShape {
@@ -149,28 +162,133 @@ __device__ __forceinline__ void one_pass_full_quant(const uint4 (&w)[OnePassShap
   for (int u = 0; u < S::U; ++u) row_group<In, Q>(&w[u * S::LPG], c * S::CH, u, lane, o, p, st);
 }
 
-// The grid barrier's state, one per (device, stream) (launch_impl.cuh
-// OnePassSyncs), zeroed once when allocated. Launch k of a stream uses
-// set[epoch & 1]: every CTA raises set.amax to its maximum (red.max: the
-// maxima are >= 0 and never NaN, and such fp32 values order like their bit
-// patterns), then adds 1 to set.count with release semantics; each CTA's
-// thread 0 waits (acquire) for count == gridDim.x, then reads amax once. The
-// set of launch k - 1 is free once launch k runs (launches on one stream do
-// not overlap), so launch k's CTA 0 zeroes it for launch k + 1, and bumps
-// the epoch after its barrier (every CTA read the epoch before arriving;
-// only its parity is used, so its wrap after 2^32 launches keeps the
-// alternation). Nothing on the host changes per launch: the order of the
-// launches is the stream's, whichever host threads enqueue them. Each word
-// has its own 128-byte line (the polls of count and the max's atomics go to
-// different lines; not timed apart from the move to 16-warp CTAs).
+// ---- kept items: the block scales' first half before the barrier ----------------
+// NVFP4's block scale is a function of the block's max of |x| and of the
+// global amax; the max is known before the barrier. A kept full item keeps
+// the lane's values widened to fp32 and, per 16-element block, `pre`: TE
+// order the block max m, torchao order RN(m / 6) (its first division). After
+// the barrier only the rest of Nvfp4Q::scaled (common/block_quant.cuh), the
+// encode and the stores remain. one_pass_scaled below is the part of
+// Nvfp4Q::scaled after its block max, operation for operation (keep the two
+// in step; the gate compares every code and scale with the reference).
+template <class Q>
+struct Nvfp4OrderOf;
+template <int O>
+struct Nvfp4OrderOf<Nvfp4Q<O>> {
+  static constexpr int value = O;
+};
+
+template <class In>
+struct OnePassKept {
+  uint32_t v[OnePassShape<In>::U][8];  // fp32 bits
+  float pre[OnePassShape<In>::U];      // per group (the lane pair's block)
+};
+
+// Widen the lane's words, the block maxima (all lanes call: shuffles), and
+// the lane's max of |x| folded into m (the same NaN-dropping fmaxf as
+// one_pass_words_amax: the maximum of non-negative non-NaN values whatever
+// the order).
+template <class In, int ORDER>
+__device__ __forceinline__ float one_pass_keep(const uint4 (&w)[OnePassShape<In>::W], OnePassKept<In>& kp, float m) {
+  using S = OnePassShape<In>;
+#pragma unroll
+  for (int u = 0; u < S::U; ++u) {
+    widen8<In>(&w[u * S::LPG], kp.v[u]);
+    float lm = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) lm = fmaxf(lm, fabsf(__uint_as_float(kp.v[u][i])));
+    m = fmaxf(m, lm);
+    const float bm = fmaxf(lm, __shfl_xor_sync(0xFFFFFFFFu, lm, 1));
+    kp.pre[u] = ORDER == 0 ? bm : __fdiv_rn(bm, 6.0f);
+  }
+  return m;
+}
+
+// Nvfp4Q<ORDER>::scaled after its block max (pre: see OnePassKept).
+template <int ORDER, bool NARROW>
+__device__ __forceinline__ uint32_t one_pass_scaled(const uint32_t (&v)[8], float pre, const typename Nvfp4Q<ORDER>::State& st,
+                                                    uint32_t (&xb)[8]) {
+  using Q = Nvfp4Q<ORDER>;
+  uint32_t s;
+  if constexpr (ORDER == 0) {
+    s = encode_ue4m3_fast(__fmul_rn(pre, st.b));  // pre * b >= 0, never NaN
+    const float denom = __fmul_rn(decode_ue4m3_fast(s), st.a);
+    const float mult = fminf(__frcp_rn(denom), FLT_MAX);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) xb[i] = __float_as_uint(__fmul_rn(__uint_as_float(v[i]), mult));
+  } else {
+    const float pts = st.a;
+    float sc = __fdiv_rn(pre, pts);
+    if (sc < 0.015625f) sc = 0.015625f;
+    s = encode_ue4m3_fast(sc);
+    const float total = __fmul_rn(pts, decode_ue4m3_fast(s));
+    if (!Q::kNvfp4ExactDiv && total >= Q::kFastDivLo && total <= Q::kFastDivHi) {
+      const float y = __frcp_rn(total);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) xb[i] = Q::template quotient_rn<NARROW>(v[i], total, y);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        float q = __fdiv_rn(__uint_as_float(v[i]), total);
+        if (!(q != q)) q = q < -6.0f ? -6.0f : (q > 6.0f ? 6.0f : q);
+        xb[i] = __float_as_uint(q);
+      }
+    }
+  }
+  return s;
+}
+
+// Quantize a kept full item (row_group's stores: rowwise.cuh).
+template <class In, class Q>
+__device__ __forceinline__ void one_pass_kept_quant(const OnePassKept<In>& kp, const Params& p, const typename Q::State& st,
+                                                    const RowOut& o, int64_t c, int lane) {
+  using S = OnePassShape<In>;
+  constexpr int ORDER = Nvfp4OrderOf<Q>::value;
+#pragma unroll
+  for (int u = 0; u < S::U; ++u) {
+    uint32_t xb[8];
+    const uint32_t sc = one_pass_scaled<ORDER, S::NARROW>(kp.v[u], kp.pre[u], st, xb);
+    const int64_t g = ((c * S::CH) >> 3) + u * 32 + lane;  // 8-element group index in the row
+    if (p.container8) {
+      uint32_t codes[8];
+      encode8<kE2M1, true>(xb, 0, codes);
+      store8<Q::BITS>(o.dr, g, 8, codes, 1, Q::SHIFT8, true);
+    } else {
+      uint32_t pk[2];
+      encode8_packed_e2m1_prescaled(xb, pk);
+      store_packed<Q::BITS>(o.dr, g, pk);
+    }
+    if ((lane & 1) == 0) o.scale(g >> 1, sc, p);
+  }
+}
+
+// ---- the grid barrier ------------------------------------------------------------
+// The state, one per (device, stream) (launch_impl.cuh OnePassSyncs), zeroed
+// once when allocated. Launch k of a stream uses set[epoch & 1]: thread 0 of
+// CTA b stores kArrived | its max of |x| into slot[b] (one 32-bit word: the
+// flag and the value travel together, so no fence orders them; the maxima
+// are >= 0 and never NaN, and such fp32 values order like their bit
+// patterns) and adds 1 to the set's arrival count (relaxed: a hint that
+// says when to read the slots; the flags decide), then thread 0 of every
+// CTA polls the count until it reaches gridDim.x and warp 0 reads the
+// slots 0 .. gridDim.x - 1 (16 bytes a lane, each lane re-reading only its
+// own words until all four carry the flag) and takes their maximum
+// (redux.sync). Against a release add and an acquire poll of the count
+// (run 11), no fence waits for the max to land first. The set of launch
+// k - 1 is free once launch k runs (launches on one stream do not overlap),
+// so launch k's CTA 0 zeroes it for launch k + 1, and bumps the epoch after
+// its wait (every CTA read the epoch before arriving: its slot's address
+// depends on it; only the parity is used, so its wrap after 2^32 launches
+// keeps the alternation). Nothing on the host changes per launch: the order
+// of the launches is the stream's, whichever host threads enqueue them.
+constexpr uint32_t kArrived = 0x80000000u;
 struct OnePassSync {
   uint32_t epoch;
   uint32_t pad0[31];
   struct Set {
-    uint32_t count;  // polled by every CTA
+    uint32_t count;
     uint32_t pad1[31];
-    uint32_t amax;  // raised by every CTA, read once by each
-    uint32_t pad2[31];
+    uint32_t slot[kOnePassMaxCtas];  // 0, or kArrived | the CTA's max (fp32 bits)
   } set[2];
 };
 
@@ -179,27 +297,60 @@ __device__ __forceinline__ uint32_t ld_relaxed_gpu(const uint32_t* a) {
   asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
   return v;
 }
-__device__ __forceinline__ uint32_t ld_acquire_gpu(const uint32_t* a) {
-  uint32_t v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+__device__ __forceinline__ uint4 ld_relaxed_gpu_v4(const uint32_t* a) {  // 16-byte aligned
+  uint4 v;
+  asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(a)
+               : "memory");
   return v;
 }
 __device__ __forceinline__ void st_relaxed_gpu(uint32_t* a, uint32_t v) {
   asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(a), "r"(v) : "memory");
 }
-// The CTA's arrival (thread 0 only): its maximum, then the count (release:
-// the max is performed first, PTX ISA "Memory Consistency Model", release
-// patterns), then the wait for every CTA (acquire) and the grid's maximum.
-__device__ __forceinline__ uint32_t one_pass_arrive_wait(OnePassSync::Set* set, uint32_t bits) {
-  asm volatile("red.relaxed.gpu.global.max.u32 [%0], %1;" ::"l"(&set->amax), "r"(bits) : "memory");
-  asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&set->count) : "memory");
-  while (ld_acquire_gpu(&set->count) < gridDim.x) {
+
+// The CTA's arrival (thread 0 only).
+template <bool PC>
+__device__ __forceinline__ void one_pass_arrive(OnePassSync::Set* set, uint32_t bits) {
+  st_relaxed_gpu(&set->slot[blockIdx.x], kArrived | bits);
+  if constexpr (PC) asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(&set->count) : "memory");
+}
+
+// Warp 0 (all lanes): wait for every CTA's slot, return the grid's maximum.
+template <bool PC>
+__device__ __forceinline__ uint32_t one_pass_wait(const OnePassSync::Set* set, int lane) {
+  const uint32_t n = gridDim.x;  // <= kOnePassMaxCtas (the launcher)
+  if constexpr (PC) {
+    if (lane == 0) {
+      while (ld_relaxed_gpu(&set->count) < n) {
+      }
+    }
+    __syncwarp();
   }
-  return ld_relaxed_gpu(&set->amax);
+  uint32_t mx = 0;
+  for (uint32_t b = 4u * static_cast<uint32_t>(lane); b < n; b += 128u) {
+    uint32_t w[4];
+    bool all;
+    do {
+      const uint4 q = ld_relaxed_gpu_v4(&set->slot[b]);
+      w[0] = q.x;
+      w[1] = q.y;
+      w[2] = q.z;
+      w[3] = q.w;
+      all = true;
+#pragma unroll
+      for (int i = 0; i < 4; ++i) all = all && (b + i >= n || (w[i] & kArrived) != 0);
+    } while (!all);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      if (b + i < n) mx = max(mx, w[i] & ~kArrived);
+    }
+  }
+  return __reduce_max_sync(0xFFFFFFFFu, mx);
 }
 
 #ifdef MXK_ONE_PASS_STAMPS
-// Scratch builds only (bench/results/h100-nvs/probe.cu): per CTA, thread
+// Scratch builds only (bench/results/h100-nvd/probe.cu): per CTA, thread
 // 0's globaltimer at entry (0) and exit (6), clock64 at each phase boundary (1-5).
 __device__ unsigned long long g_one_pass_stamps[1024][8];
 __device__ __forceinline__ void one_pass_stamp(int i, bool gtime) {
@@ -218,29 +369,30 @@ __device__ __forceinline__ void one_pass_stamp(int i, bool gtime) {
 #endif
 
 // Cooperative launch (every CTA resident: the launcher caps the grid by the
-// occupancy). Global warp gw of nw converts items gw, gw + nw, ... (all
-// warps cover consecutive chunks at each step); the first kOnePassKeep stay
-// in registers.
+// occupancy and kOnePassMaxCtas). Global warp gw of nw converts items gw,
+// gw + nw, ... (all warps cover consecutive chunks at each step); the first
+// kOnePassKeep stay in registers.
 //  1. thread 0 reads the barrier's epoch (beside the input loads); every
 //     item's lane words are loaded (the kept ones all at once, before any is
-//     used), the CTA's max of |x| is reduced;
-//  2. one grid barrier that carries the maxima (OnePassSync above): thread 0
-//     arrives with the CTA's max and leaves with the grid's, one word;
-//     CTA 0 writes the global amax bits to gamax (the caller reads them);
-//  3. the kept items are quantized from registers, the rest read again.
-// Per CTA at 128x7168 bf16 on the H100 (clock64 medians, bench/results/
-// README.md run 11 nvs): barrier with the max read 1,943 + broadcast and
-// Q::prepare 618 cycles (112 CTAs of 16 warps); before (run 10 one),
-// grid.sync() and every CTA reducing all the per-CTA slots, 2,856 + 1,163
-// cycles (224 CTAs of 8 warps); every warp polling (epoch, max) slots of
-// all CTAs, 13,100 cycles (1,792 warps polling the same 224 slots queue in L2).
-// NW: warps per CTA (kOnePassWarps; other counts: scratch probes only),
-// with the same register cap.
-template <class In, class Q, int NW = kOnePassWarps>
+//     used); kept full items are widened and their block maxima taken
+//     (OnePassKept); the CTA's max of |x| is reduced (redux.sync on the bits);
+//  2. the grid barrier (OnePassSync above): thread 0 stores the CTA's max
+//     into its slot and counts the arrival, waits for the count, warp 0
+//     reads every slot and takes their maximum;
+//     thread 0 derives Q::State from it for the CTA (shared memory); CTA 0
+//     writes the global amax bits to gamax (the caller reads them);
+//  3. the kept items are quantized from registers, the rest read again;
+//     CTA 0 zeroes the previous launch's set.
+// Measured at 128x7168 bf16 on the H100: bench/results/README.md run 11 nvs
+// (the barrier before this one: count + max words) and run 12 nvd.
+// NW: warps per CTA (kOnePassWarps), PC: kOnePassPollCount (other values:
+// scratch probes only), with the same register cap.
+template <class In, class Q, int NW = kOnePassWarps, bool PC = kOnePassPollCount>
 __global__ void __launch_bounds__(32 * NW, kOnePassCtasPerSm * kOnePassWarps >= NW ? kOnePassCtasPerSm * kOnePassWarps / NW : 1)
     k_nvfp4_one_pass(const In* __restrict__ x, Params p, int64_t nch, OnePassSync* sync, uint32_t* gamax) {
   using S = OnePassShape<In>;
   constexpr int KEEP = kOnePassKeep;
+  constexpr int ORDER = Nvfp4OrderOf<Q>::value;
 #ifdef MXK_ONE_PASS_STAMPS
   one_pass_stamp(0, true);
 #endif
@@ -253,77 +405,81 @@ __global__ void __launch_bounds__(32 * NW, kOnePassCtasPerSm * kOnePassWarps >= 
   // and CTA 0 bumps it only after every CTA has arrived
   uint32_t epoch = 0;
   if (threadIdx.x == 0) epoch = ld_relaxed_gpu(&sync->epoch);
-  // ---- 1. loads and the CTA's amax (warp-uniform branches throughout)
-  uint4 w[KEEP][S::W];
+  // ---- 1. loads, the kept items' block maxima and the CTA's amax (warp-uniform branches throughout)
+  __shared__ uint32_t wmax[NW];
+  __shared__ typename Q::State sst;
+  __shared__ uint32_t spar;  // this launch's set
+  OnePassKept<In> kp[KEEP];
+  RowOut o[KEEP];
   int64_t row[KEEP], col[KEEP];
   bool full[KEEP];
+  {
+    uint4 w[KEEP][S::W];
 #pragma unroll
-  for (int k = 0; k < KEEP; ++k) {
-    const int64_t it = gw + k * nw;
-    row[k] = 0;
-    col[k] = 0;
-    if (it < items) item_rc(it, items, nch, row[k], col[k]);
-    full[k] = it < items && one_pass_full<In>(p, col[k]);
-    if (full[k]) one_pass_load<In>(x, p, row[k], col[k], lane, w[k]);
-  }
-  float m = 0.0f;
-#pragma unroll
-  for (int k = 0; k < KEEP; ++k) {
-    if (full[k]) {
-      m = one_pass_words_amax<In>(w[k], m);
-    } else if (gw + k * nw < items) {
-      m = one_pass_ragged_amax<In>(x, p, row[k], col[k], lane, m);
+    for (int k = 0; k < KEEP; ++k) {
+      const int64_t it = gw + k * nw;
+      row[k] = 0;
+      col[k] = 0;
+      if (it < items) item_rc(it, items, nch, row[k], col[k]);
+      full[k] = it < items && one_pass_full<In>(p, col[k]);
+      if (full[k]) one_pass_load<In>(x, p, row[k], col[k], lane, w[k]);
     }
-  }
-  for (int64_t it = gw + KEEP * nw; it < items; it += nw) {  // not kept: read again in 3.
-    int64_t r, c;
-    item_rc(it, items, nch, r, c);
-    if (one_pass_full<In>(p, c)) {
-      uint4 t[S::W];
-      one_pass_load<In>(x, p, r, c, lane, t);
-      m = one_pass_words_amax<In>(t, m);
-    } else {
-      m = one_pass_ragged_amax<In>(x, p, r, c, lane, m);
-    }
-  }
+    float m = 0.0f;
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-  __shared__ float wmax[NW];
-  __shared__ uint32_t gbits;
-  if (lane == 0) wmax[threadIdx.x >> 5] = m;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    m = threadIdx.x < NW ? wmax[threadIdx.x] : 0.0f;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-    // ---- 2. the barrier, carrying the CTA's max (>= 0, never NaN) out and the grid's back
-    if (threadIdx.x == 0) {
-      MXK_OP_STAMP(2);
-      const uint32_t par = epoch & 1u;
-      const uint32_t g = one_pass_arrive_wait(&sync->set[par], __float_as_uint(m));
-      MXK_OP_STAMP(3);
-      // 0 when every element is 0 or NaN, as k_amax's atomicMax into a zeroed word leaves it
-      gbits = g;
-      if (blockIdx.x == 0) {
-        // launch k - 1's set, for launch k + 1 (nobody touches it during this
-        // grid); the epoch: every CTA read it before arriving
-        st_relaxed_gpu(&sync->set[par ^ 1u].count, 0u);
-        st_relaxed_gpu(&sync->set[par ^ 1u].amax, 0u);
-        st_relaxed_gpu(&sync->epoch, epoch + 1u);
-        *gamax = g;
+    for (int k = 0; k < KEEP; ++k) {
+      if (full[k]) {
+        m = one_pass_keep<In, ORDER>(w[k], kp[k], m);
+        o[k] = row_out(p, row[k]);
+      } else if (gw + k * nw < items) {
+        m = one_pass_ragged_amax<In>(x, p, row[k], col[k], lane, m);
       }
     }
+    for (int64_t it = gw + KEEP * nw; it < items; it += nw) {  // not kept: read again in 3.
+      int64_t r, c;
+      item_rc(it, items, nch, r, c);
+      if (one_pass_full<In>(p, c)) {
+        uint4 t[S::W];
+        one_pass_load<In>(x, p, r, c, lane, t);
+        m = one_pass_words_amax<In>(t, m);
+      } else {
+        m = one_pass_ragged_amax<In>(x, p, r, c, lane, m);
+      }
+    }
+    // m >= 0, never NaN: its bits order like the values
+    const uint32_t wm = __reduce_max_sync(0xFFFFFFFFu, __float_as_uint(m));
+    if (lane == 0) wmax[threadIdx.x >> 5] = wm;
   }
   __syncthreads();
-  Params pg = p;
-  pg.gamax = &gbits;  // Q::prepare reads the amax through p.gamax
-  const typename Q::State st = Q::prepare(pg);
+  if (threadIdx.x < 32) {
+    // ---- 2. the barrier: the CTA's max out, the grid's back
+    const uint32_t cm = __reduce_max_sync(0xFFFFFFFFu, lane < NW ? wmax[lane] : 0u);
+    epoch = __shfl_sync(0xFFFFFFFFu, epoch, 0);
+    OnePassSync::Set* set = &sync->set[epoch & 1u];
+    MXK_OP_STAMP(2);
+    if (lane == 0) one_pass_arrive<PC>(set, cm);
+    // 0 when every element is 0 or NaN, as k_amax's atomicMax into a zeroed word leaves it
+    const uint32_t g = one_pass_wait<PC>(set, lane);
+    MXK_OP_STAMP(3);
+    if (lane == 0) {
+      if (blockIdx.x == 0) {
+        st_relaxed_gpu(&sync->epoch, epoch + 1u);  // every CTA read it before arriving
+        *gamax = g;
+      }
+      uint32_t gl = g;
+      Params pg = p;
+      pg.gamax = &gl;  // Q::prepare reads the amax through p.gamax
+      sst = Q::prepare(pg);
+      spar = epoch & 1u;
+    }
+  }
+  __syncthreads();
+  const typename Q::State st = sst;
   MXK_OP_STAMP(4);
   // ---- 3. quantize
 #pragma unroll
   for (int k = 0; k < KEEP; ++k) {
     if (full[k]) {
-      one_pass_full_quant<In, Q>(w[k], p, st, row[k], col[k], lane);
+      one_pass_kept_quant<In, Q>(kp[k], p, st, o[k], col[k], lane);
     } else if (gw + k * nw < items) {
       one_pass_ragged_quant<In, Q>(x, p, st, row[k], col[k], lane);
     }
@@ -338,6 +494,11 @@ __global__ void __launch_bounds__(32 * NW, kOnePassCtasPerSm * kOnePassWarps >= 
     } else {
       one_pass_ragged_quant<In, Q>(x, p, st, r, c, lane);
     }
+  }
+  if (blockIdx.x == 0) {  // the previous launch's set, for the next launch (nobody reads it during this grid)
+    OnePassSync::Set* prev = &sync->set[spar ^ 1u];
+    for (int i = threadIdx.x; i < kOnePassMaxCtas; i += 32 * NW) prev->slot[i] = 0u;
+    if (threadIdx.x == 0) prev->count = 0u;
   }
 #ifdef MXK_ONE_PASS_STAMPS
   __syncthreads();
