@@ -376,24 +376,33 @@ struct Nvfp4Q {
   // NaN; its saturation also does torchao's upper clamp to 448: every v >
   // 448 and +Inf gives 0x7E either way). TE's 1 / denom is __frcp_rn (the
   // same correctly rounded reciprocal as __fdiv_rn(1, denom)).
+  // In two steps, so that a kernel may take the first before the global
+  // amax is known (kernels/nvfp4/one_pass.cuh): pre_of_max(m), what of the
+  // scale needs only the block's max m of |x| (TE: m; torchao: RN(m / 6)),
+  // then scaled_pre.
+  __device__ __forceinline__ static float pre_of_max(float m) { return ORDER == 0 ? m : __fdiv_rn(m, 6.0f); }
   template <bool NARROW>
   __device__ __forceinline__ static uint32_t scaled(const uint32_t (&v)[8], int n, const State& st, uint32_t (&xb)[8]) {
     float m = 0.0f;
 #pragma unroll
     for (int i = 0; i < 8; ++i) if (i < n) m = fmaxf(m, fabsf(__uint_as_float(v[i])));
     m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, 1));
+    return scaled_pre<NARROW>(v, pre_of_max(m), st, xb);
+  }
+  template <bool NARROW>
+  __device__ __forceinline__ static uint32_t scaled_pre(const uint32_t (&v)[8], float pre, const State& st,
+                                                        uint32_t (&xb)[8]) {
     uint32_t s;
     if (ORDER == 0) {
       const float s_dec = st.a;
-      s = encode_ue4m3_fast(__fmul_rn(m, st.b));  // m * b >= 0, never NaN
+      s = encode_ue4m3_fast(__fmul_rn(pre, st.b));  // m * b >= 0, never NaN
       const float denom = __fmul_rn(decode_ue4m3_fast(s), s_dec);
       const float mult = fminf(__frcp_rn(denom), FLT_MAX);
 #pragma unroll
       for (int i = 0; i < 8; ++i) xb[i] = __float_as_uint(__fmul_rn(__uint_as_float(v[i]), mult));
     } else {
       const float pts = st.a;
-      const float bs = __fdiv_rn(m, 6.0f);
-      float sc = __fdiv_rn(bs, pts);
+      float sc = __fdiv_rn(pre, pts);  // pre = RN(m / 6)
       if (sc < 0.015625f) sc = 0.015625f;  // NaN passes (torch.clamp); the upper clamp: see above
       s = encode_ue4m3_fast(sc);
       const float total = __fmul_rn(pts, decode_ue4m3_fast(s));

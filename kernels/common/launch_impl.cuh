@@ -110,7 +110,7 @@ inline bool nvfp4_one_pass(std::int64_t n, cudaStream_t s) {
 }
 
 // The one-pass kernel's grid-barrier state (dev::OnePassSync: an epoch and
-// two sets of per-CTA arrival slots, 8.4 KB), one per (device, stream), allocated and
+// two (count, max) sets, 640 bytes), one per (device, stream), allocated and
 // zeroed (stream-ordered) on the first launch there and kept: launches on
 // one stream run one after the other, and each grid leaves the state ready
 // for the next (one_pass.cuh), so nothing on the host changes per launch.
@@ -177,7 +177,7 @@ int one_pass_ctas_per_sm(int dev) {
 
 // A cooperative launch: one item per warp (mxk::set_work_split(n): n items
 // per warp, so that the gate reaches the items not kept in registers),
-// capped by kOnePassMaxCtas and the CTAs that fit on the device at once (the grid barrier needs
+// capped by the CTAs that fit on the device at once (the grid barrier needs
 // every CTA resident; cudaLaunchKernelEx refuses a cooperative grid that
 // does not fit). Measured on the H100 at 128x7168 bf16: bench/results/README.md,
 // run 10 one and run 11 nvs.
@@ -187,9 +187,7 @@ void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, 
   const int nw = dev::kOnePassWarps;
   int devi = 0;
   check(cudaGetDevice(&devi), "cudaGetDevice");
-  // the barrier has kOnePassMaxCtas arrival slots per set (one_pass.cuh)
-  const std::int64_t cap = std::min<std::int64_t>(std::int64_t{one_pass_ctas_per_sm<In, Q>(devi)} * device_sm_count(),
-                                                  dev::kOnePassMaxCtas);
+  const std::int64_t cap = std::int64_t{one_pass_ctas_per_sm<In, Q>(devi)} * device_sm_count();
   const int forced = g_work_split.load(std::memory_order_relaxed);
   const std::int64_t per_warp = forced > 0 ? forced : 1;
   const std::int64_t grid = std::max<std::int64_t>(1, std::min<std::int64_t>((items + nw * per_warp - 1) / (nw * per_warp), cap));

@@ -40,16 +40,6 @@ constexpr int kOnePassU = 2;
 // tensor in one or two items per warp). A warp's items after these are read
 // again from L2.
 constexpr int kOnePassKeep = 2;
-// Arrival slots per barrier set (OnePassSync): the launcher caps the grid
-// here (an H100 holds 132 CTAs of this kernel).
-constexpr int kOnePassMaxCtas = 1024;
-// The wait: true, thread 0 of each CTA polls an arrival count (one word),
-// then warp 0 reads the grid's arrival slots; false (scratch probes only),
-// warp 0 polls the slots directly. 128x7168 bf16 on the H100, event / back
-// to back per launch: true 8.06 / 6.39 us, false 8.74 / 7.03 us (TE; 112
-// CTAs polling 4 lines of slots queue in L2), bench/results/README.md run 12 nvd.
-constexpr bool kOnePassPollCount = true;
-
 template <class In>
 struct OnePassShape {
   static constexpr int U = kOnePassU;
@@ -168,16 +158,8 @@ __device__ __forceinline__ void one_pass_full_quant(const uint4 (&w)[OnePassShap
 // the lane's values widened to fp32 and, per 16-element block, `pre`: TE
 // order the block max m, torchao order RN(m / 6) (its first division). After
 // the barrier only the rest of Nvfp4Q::scaled (common/block_quant.cuh), the
-// encode and the stores remain. one_pass_scaled below is the part of
-// Nvfp4Q::scaled after its block max, operation for operation (keep the two
-// in step; the gate compares every code and scale with the reference).
-template <class Q>
-struct Nvfp4OrderOf;
-template <int O>
-struct Nvfp4OrderOf<Nvfp4Q<O>> {
-  static constexpr int value = O;
-};
-
+// encode and the stores remain (Nvfp4Q::pre_of_max before it,
+// Nvfp4Q::scaled_pre after it: the same two steps as every other NVFP4 path).
 template <class In>
 struct OnePassKept {
   uint32_t v[OnePassShape<In>::U][8];  // fp32 bits
@@ -188,7 +170,7 @@ struct OnePassKept {
 // the lane's max of |x| folded into m (the same NaN-dropping fmaxf as
 // one_pass_words_amax: the maximum of non-negative non-NaN values whatever
 // the order).
-template <class In, int ORDER>
+template <class In, class Q>
 __device__ __forceinline__ float one_pass_keep(const uint4 (&w)[OnePassShape<In>::W], OnePassKept<In>& kp, float m) {
   using S = OnePassShape<In>;
 #pragma unroll
@@ -199,43 +181,9 @@ __device__ __forceinline__ float one_pass_keep(const uint4 (&w)[OnePassShape<In>
     for (int i = 0; i < 8; ++i) lm = fmaxf(lm, fabsf(__uint_as_float(kp.v[u][i])));
     m = fmaxf(m, lm);
     const float bm = fmaxf(lm, __shfl_xor_sync(0xFFFFFFFFu, lm, 1));
-    kp.pre[u] = ORDER == 0 ? bm : __fdiv_rn(bm, 6.0f);
+    kp.pre[u] = Q::pre_of_max(bm);
   }
   return m;
-}
-
-// Nvfp4Q<ORDER>::scaled after its block max (pre: see OnePassKept).
-template <int ORDER, bool NARROW>
-__device__ __forceinline__ uint32_t one_pass_scaled(const uint32_t (&v)[8], float pre, const typename Nvfp4Q<ORDER>::State& st,
-                                                    uint32_t (&xb)[8]) {
-  using Q = Nvfp4Q<ORDER>;
-  uint32_t s;
-  if constexpr (ORDER == 0) {
-    s = encode_ue4m3_fast(__fmul_rn(pre, st.b));  // pre * b >= 0, never NaN
-    const float denom = __fmul_rn(decode_ue4m3_fast(s), st.a);
-    const float mult = fminf(__frcp_rn(denom), FLT_MAX);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) xb[i] = __float_as_uint(__fmul_rn(__uint_as_float(v[i]), mult));
-  } else {
-    const float pts = st.a;
-    float sc = __fdiv_rn(pre, pts);
-    if (sc < 0.015625f) sc = 0.015625f;
-    s = encode_ue4m3_fast(sc);
-    const float total = __fmul_rn(pts, decode_ue4m3_fast(s));
-    if (!Q::kNvfp4ExactDiv && total >= Q::kFastDivLo && total <= Q::kFastDivHi) {
-      const float y = __frcp_rn(total);
-#pragma unroll
-      for (int i = 0; i < 8; ++i) xb[i] = Q::template quotient_rn<NARROW>(v[i], total, y);
-    } else {
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        float q = __fdiv_rn(__uint_as_float(v[i]), total);
-        if (!(q != q)) q = q < -6.0f ? -6.0f : (q > 6.0f ? 6.0f : q);
-        xb[i] = __float_as_uint(q);
-      }
-    }
-  }
-  return s;
 }
 
 // Quantize a kept full item (row_group's stores: rowwise.cuh).
@@ -243,11 +191,10 @@ template <class In, class Q>
 __device__ __forceinline__ void one_pass_kept_quant(const OnePassKept<In>& kp, const Params& p, const typename Q::State& st,
                                                     const RowOut& o, int64_t c, int lane) {
   using S = OnePassShape<In>;
-  constexpr int ORDER = Nvfp4OrderOf<Q>::value;
 #pragma unroll
   for (int u = 0; u < S::U; ++u) {
     uint32_t xb[8];
-    const uint32_t sc = one_pass_scaled<ORDER, S::NARROW>(kp.v[u], kp.pre[u], st, xb);
+    const uint32_t sc = Q::template scaled_pre<S::NARROW>(kp.v[u], kp.pre[u], st, xb);
     const int64_t g = ((c * S::CH) >> 3) + u * 32 + lane;  // 8-element group index in the row
     if (p.container8) {
       uint32_t codes[8];
@@ -263,32 +210,28 @@ __device__ __forceinline__ void one_pass_kept_quant(const OnePassKept<In>& kp, c
 }
 
 // ---- the grid barrier ------------------------------------------------------------
-// The state, one per (device, stream) (launch_impl.cuh OnePassSyncs), zeroed
-// once when allocated. Launch k of a stream uses set[epoch & 1]: thread 0 of
-// CTA b stores kArrived | its max of |x| into slot[b] (one 32-bit word: the
-// flag and the value travel together, so no fence orders them; the maxima
-// are >= 0 and never NaN, and such fp32 values order like their bit
-// patterns) and adds 1 to the set's arrival count (relaxed: a hint that
-// says when to read the slots; the flags decide), then thread 0 of every
-// CTA polls the count until it reaches gridDim.x and warp 0 reads the
-// slots 0 .. gridDim.x - 1 (16 bytes a lane, each lane re-reading only its
-// own words until all four carry the flag) and takes their maximum
-// (redux.sync). Against a release add and an acquire poll of the count
-// (run 11), no fence waits for the max to land first. The set of launch
-// k - 1 is free once launch k runs (launches on one stream do not overlap),
-// so launch k's CTA 0 zeroes it for launch k + 1, and bumps the epoch after
-// its wait (every CTA read the epoch before arriving: its slot's address
-// depends on it; only the parity is used, so its wrap after 2^32 launches
-// keeps the alternation). Nothing on the host changes per launch: the order
-// of the launches is the stream's, whichever host threads enqueue them.
-constexpr uint32_t kArrived = 0x80000000u;
+// The grid barrier's state, one per (device, stream) (launch_impl.cuh
+// OnePassSyncs), zeroed once when allocated. Launch k of a stream uses
+// set[epoch & 1]: every CTA raises set.amax to its maximum (red.max: the
+// maxima are >= 0 and never NaN, and such fp32 values order like their bit
+// patterns), then adds 1 to set.count with release semantics; each CTA's
+// thread 0 waits (acquire) for count == gridDim.x, then reads amax once. The
+// set of launch k - 1 is free once launch k runs (launches on one stream do
+// not overlap), so launch k's CTA 0 zeroes it for launch k + 1, and bumps
+// the epoch after its barrier (every CTA read the epoch before arriving;
+// only its parity is used, so its wrap after 2^32 launches keeps the
+// alternation). Nothing on the host changes per launch: the order of the
+// launches is the stream's, whichever host threads enqueue them. Each word
+// has its own 128-byte line (the polls of count and the max's atomics go to
+// different lines; not timed apart from the move to 16-warp CTAs).
 struct OnePassSync {
   uint32_t epoch;
   uint32_t pad0[31];
   struct Set {
-    uint32_t count;
+    uint32_t count;  // polled by every CTA
     uint32_t pad1[31];
-    uint32_t slot[kOnePassMaxCtas];  // 0, or kArrived | the CTA's max (fp32 bits)
+    uint32_t amax;  // raised by every CTA, read once by each
+    uint32_t pad2[31];
   } set[2];
 };
 
@@ -297,56 +240,23 @@ __device__ __forceinline__ uint32_t ld_relaxed_gpu(const uint32_t* a) {
   asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
   return v;
 }
-__device__ __forceinline__ uint4 ld_relaxed_gpu_v4(const uint32_t* a) {  // 16-byte aligned
-  uint4 v;
-  asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(a)
-               : "memory");
+__device__ __forceinline__ uint32_t ld_acquire_gpu(const uint32_t* a) {
+  uint32_t v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
   return v;
 }
 __device__ __forceinline__ void st_relaxed_gpu(uint32_t* a, uint32_t v) {
   asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(a), "r"(v) : "memory");
 }
-
-// The CTA's arrival (thread 0 only).
-template <bool PC>
-__device__ __forceinline__ void one_pass_arrive(OnePassSync::Set* set, uint32_t bits) {
-  st_relaxed_gpu(&set->slot[blockIdx.x], kArrived | bits);
-  if constexpr (PC) asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(&set->count) : "memory");
-}
-
-// Warp 0 (all lanes): wait for every CTA's slot, return the grid's maximum.
-template <bool PC>
-__device__ __forceinline__ uint32_t one_pass_wait(const OnePassSync::Set* set, int lane) {
-  const uint32_t n = gridDim.x;  // <= kOnePassMaxCtas (the launcher)
-  if constexpr (PC) {
-    if (lane == 0) {
-      while (ld_relaxed_gpu(&set->count) < n) {
-      }
-    }
-    __syncwarp();
+// The CTA's arrival (thread 0 only): its maximum, then the count (release:
+// the max is performed first, PTX ISA "Memory Consistency Model", release
+// patterns), then the wait for every CTA (acquire) and the grid's maximum.
+__device__ __forceinline__ uint32_t one_pass_arrive_wait(OnePassSync::Set* set, uint32_t bits) {
+  asm volatile("red.relaxed.gpu.global.max.u32 [%0], %1;" ::"l"(&set->amax), "r"(bits) : "memory");
+  asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&set->count) : "memory");
+  while (ld_acquire_gpu(&set->count) < gridDim.x) {
   }
-  uint32_t mx = 0;
-  for (uint32_t b = 4u * static_cast<uint32_t>(lane); b < n; b += 128u) {
-    uint32_t w[4];
-    bool all;
-    do {
-      const uint4 q = ld_relaxed_gpu_v4(&set->slot[b]);
-      w[0] = q.x;
-      w[1] = q.y;
-      w[2] = q.z;
-      w[3] = q.w;
-      all = true;
-#pragma unroll
-      for (int i = 0; i < 4; ++i) all = all && (b + i >= n || (w[i] & kArrived) != 0);
-    } while (!all);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      if (b + i < n) mx = max(mx, w[i] & ~kArrived);
-    }
-  }
-  return __reduce_max_sync(0xFFFFFFFFu, mx);
+  return ld_relaxed_gpu(&set->amax);
 }
 
 #ifdef MXK_ONE_PASS_STAMPS
@@ -369,30 +279,25 @@ __device__ __forceinline__ void one_pass_stamp(int i, bool gtime) {
 #endif
 
 // Cooperative launch (every CTA resident: the launcher caps the grid by the
-// occupancy and kOnePassMaxCtas). Global warp gw of nw converts items gw,
-// gw + nw, ... (all warps cover consecutive chunks at each step); the first
-// kOnePassKeep stay in registers.
+// occupancy). Global warp gw of nw converts items gw, gw + nw, ... (all
+// warps cover consecutive chunks at each step); the first kOnePassKeep stay
+// in registers.
 //  1. thread 0 reads the barrier's epoch (beside the input loads); every
 //     item's lane words are loaded (the kept ones all at once, before any is
 //     used); kept full items are widened and their block maxima taken
 //     (OnePassKept); the CTA's max of |x| is reduced (redux.sync on the bits);
-//  2. the grid barrier (OnePassSync above): thread 0 stores the CTA's max
-//     into its slot and counts the arrival, waits for the count, warp 0
-//     reads every slot and takes their maximum;
-//     thread 0 derives Q::State from it for the CTA (shared memory); CTA 0
-//     writes the global amax bits to gamax (the caller reads them);
-//  3. the kept items are quantized from registers, the rest read again;
-//     CTA 0 zeroes the previous launch's set.
+//  2. one grid barrier that carries the maxima (OnePassSync above): thread 0
+//     arrives with the CTA's max and leaves with the grid's, one word,
+//     derives Q::State from it for the CTA (shared memory); CTA 0 writes the
+//     global amax bits to gamax (the caller reads them);
+//  3. the kept items are quantized from registers, the rest read again.
 // Measured at 128x7168 bf16 on the H100: bench/results/README.md run 11 nvs
-// (the barrier before this one: count + max words) and run 12 nvd.
-// NW: warps per CTA (kOnePassWarps), PC: kOnePassPollCount (other values:
-// scratch probes only), with the same register cap.
-template <class In, class Q, int NW = kOnePassWarps, bool PC = kOnePassPollCount>
-__global__ void __launch_bounds__(32 * NW, kOnePassCtasPerSm * kOnePassWarps >= NW ? kOnePassCtasPerSm * kOnePassWarps / NW : 1)
+// (this barrier) and run 12 nvd (the block maxima before it).
+template <class In, class Q>
+__global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
     k_nvfp4_one_pass(const In* __restrict__ x, Params p, int64_t nch, OnePassSync* sync, uint32_t* gamax) {
   using S = OnePassShape<In>;
-  constexpr int KEEP = kOnePassKeep;
-  constexpr int ORDER = Nvfp4OrderOf<Q>::value;
+  constexpr int KEEP = kOnePassKeep, NW = kOnePassWarps;
 #ifdef MXK_ONE_PASS_STAMPS
   one_pass_stamp(0, true);
 #endif
@@ -408,7 +313,6 @@ __global__ void __launch_bounds__(32 * NW, kOnePassCtasPerSm * kOnePassWarps >= 
   // ---- 1. loads, the kept items' block maxima and the CTA's amax (warp-uniform branches throughout)
   __shared__ uint32_t wmax[NW];
   __shared__ typename Q::State sst;
-  __shared__ uint32_t spar;  // this launch's set
   OnePassKept<In> kp[KEEP];
   RowOut o[KEEP];
   int64_t row[KEEP], col[KEEP];
@@ -428,7 +332,7 @@ __global__ void __launch_bounds__(32 * NW, kOnePassCtasPerSm * kOnePassWarps >= 
 #pragma unroll
     for (int k = 0; k < KEEP; ++k) {
       if (full[k]) {
-        m = one_pass_keep<In, ORDER>(w[k], kp[k], m);
+        m = one_pass_keep<In, Q>(w[k], kp[k], m);
         o[k] = row_out(p, row[k]);
       } else if (gw + k * nw < items) {
         m = one_pass_ragged_amax<In>(x, p, row[k], col[k], lane, m);
@@ -451,25 +355,25 @@ __global__ void __launch_bounds__(32 * NW, kOnePassCtasPerSm * kOnePassWarps >= 
   }
   __syncthreads();
   if (threadIdx.x < 32) {
-    // ---- 2. the barrier: the CTA's max out, the grid's back
+    // ---- 2. the barrier, carrying the CTA's max (>= 0, never NaN) out and the grid's back
     const uint32_t cm = __reduce_max_sync(0xFFFFFFFFu, lane < NW ? wmax[lane] : 0u);
-    epoch = __shfl_sync(0xFFFFFFFFu, epoch, 0);
-    OnePassSync::Set* set = &sync->set[epoch & 1u];
-    MXK_OP_STAMP(2);
-    if (lane == 0) one_pass_arrive<PC>(set, cm);
-    // 0 when every element is 0 or NaN, as k_amax's atomicMax into a zeroed word leaves it
-    const uint32_t g = one_pass_wait<PC>(set, lane);
-    MXK_OP_STAMP(3);
     if (lane == 0) {
+      MXK_OP_STAMP(2);
+      const uint32_t par = epoch & 1u;
+      // 0 when every element is 0 or NaN, as k_amax's atomicMax into a zeroed word leaves it
+      uint32_t g = one_pass_arrive_wait(&sync->set[par], cm);
+      MXK_OP_STAMP(3);
       if (blockIdx.x == 0) {
-        st_relaxed_gpu(&sync->epoch, epoch + 1u);  // every CTA read it before arriving
+        // launch k - 1's set, for launch k + 1 (nobody touches it during this
+        // grid); the epoch: every CTA read it before arriving
+        st_relaxed_gpu(&sync->set[par ^ 1u].count, 0u);
+        st_relaxed_gpu(&sync->set[par ^ 1u].amax, 0u);
+        st_relaxed_gpu(&sync->epoch, epoch + 1u);
         *gamax = g;
       }
-      uint32_t gl = g;
       Params pg = p;
-      pg.gamax = &gl;  // Q::prepare reads the amax through p.gamax
+      pg.gamax = &g;  // Q::prepare reads the amax through p.gamax
       sst = Q::prepare(pg);
-      spar = epoch & 1u;
     }
   }
   __syncthreads();
@@ -494,11 +398,6 @@ __global__ void __launch_bounds__(32 * NW, kOnePassCtasPerSm * kOnePassWarps >= 
     } else {
       one_pass_ragged_quant<In, Q>(x, p, st, r, c, lane);
     }
-  }
-  if (blockIdx.x == 0) {  // the previous launch's set, for the next launch (nobody reads it during this grid)
-    OnePassSync::Set* prev = &sync->set[spar ^ 1u];
-    for (int i = threadIdx.x; i < kOnePassMaxCtas; i += 32 * NW) prev->slot[i] = 0u;
-    if (threadIdx.x == 0) prev->count = 0u;
   }
 #ifdef MXK_ONE_PASS_STAMPS
   __syncthreads();
