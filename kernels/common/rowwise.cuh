@@ -52,6 +52,17 @@ constexpr bool kStreamDenseMx<MxQ<F, HW>> = Elem<F>::bits == 8;
 template <class Q>
 constexpr bool kRowStreamDense = Q::V == 16 || kStreamDenseMx<Q>;
 constexpr bool kRowStreamTcgen05 = false;
+// By size: tensors of at most kRowStreamSmallElems elements take
+// k_rowstream for the formats kRowStreamSmall names (MXFP6, MXFP4, which
+// take the ring above that size on either layout). Run 11 (h100-lead,
+// split.txt, bf16, tcgen05, ratio to the copy, k_rowstream / the ring at
+// its automatic split): 8192x7168 (2^25.8 elements) MXFP4 0.834 / 0.802,
+// MXFP6 e3m2 0.866 / 0.844; 16384x7168 (2^26.8) 0.855 / 0.847, 0.884 /
+// 0.892; 8192x16384 (2^27) 0.858 / 0.873, 0.889 / 0.906; 16384^2 0.878 /
+// 0.915, 0.906 / 0.945.
+template <class Q>
+constexpr bool kRowStreamSmall = Q::V == 32 && Q::BITS != 8;
+constexpr int64_t kRowStreamSmallElems = int64_t{1} << 26;
 // (A persistent grid that walked (row, chunk) items in a static order was
 // tried and measured slower on the H100: 0.853 of the copy against 0.939 for
 // MXFP8, its warps finishing unevenly; the dynamic CTA schedule of many
@@ -268,9 +279,10 @@ __device__ __forceinline__ void item_rc(int64_t it, int64_t items, int64_t nch, 
 // b owns items [b*nw*cpw, (b+1)*nw*cpw), nw = blockDim.x / 32; its warp w
 // converts items b*nw*cpw + k*nw + w, k < cpw, so at each step the CTA's
 // warps cover nw consecutive chunks.
+// (The kernels' bodies are device functions so that a probe can wrap them,
+// e.g. with per-CTA time stamps: bench/results/h100-tail/stamps.cu.)
 template <class In, class Q>
-__global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* __restrict__ x, Params p, int64_t nch,
-                                                                    int cpw) {
+__device__ __forceinline__ void rowstream_body(const In* __restrict__ x, const Params& p, int64_t nch, int cpw) {
   const int lane = threadIdx.x & 31;
   const int nw = static_cast<int>(blockDim.x >> 5);
   const int64_t items = p.batch * p.M * nch;
@@ -291,6 +303,11 @@ __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* _
     }
   }
 }
+template <class In, class Q>
+__global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* __restrict__ x, Params p, int64_t nch,
+                                                                    int cpw) {
+  rowstream_body<In, Q>(x, p, nch, cpw);
+}
 
 // ---- k_rowwise (cp.async ring) --------------------------------------------------
 // gx row blocks (8 warps per CTA, one row each) x gy chunk offsets (a warp
@@ -309,8 +326,7 @@ template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
 
 template <class In, class Q>
-__global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __restrict__ x, Params p, int gx, int gy,
-                                                               int chunks_fast) {
+__device__ __forceinline__ void rowwise_body(const In* __restrict__ x, const Params& p, int gx, int gy, int chunks_fast) {
   using SH = RowShape<In>;
   constexpr int U = SH::U, CH = SH::CH, LPG = SH::LPG, W = SH::W;
   const int lane = threadIdx.x & 31;
@@ -374,6 +390,11 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
   }
   cp_async_wait<0>();  // nothing is left in flight (only existing chunks were copied)
 }
+template <class In, class Q>
+__global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __restrict__ x, Params p, int gx, int gy,
+                                                               int chunks_fast) {
+  rowwise_body<In, Q>(x, p, gx, gy, chunks_fast);
+}
 
 // ---- k_rowtile (16-bit inputs, MX blocks, 8-bit codes) ----------------------------
 // CTA b converts tile b in row-major tile order (row bands of 128 in turn,
@@ -394,7 +415,7 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
 __device__ __forceinline__ int swz128(int r) { return (((r >> 5) & 3) << 1) | (r & 1); }
 
 template <class In, class Q>
-__global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc) {
+__device__ __forceinline__ void rowtile_body(const In* __restrict__ x, const Params& p, int64_t ntc) {
   static_assert(sizeof(In) == 2 && kRowTileQ<Q>, "k_rowtile: 16-bit inputs, MX blocks, 8-bit codes, hardware cvt");
   __shared__ uint4 tile[kTileRows][kTileCols / 8];
   const int tid = threadIdx.x;
@@ -424,6 +445,10 @@ __global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __res
   const RowOut o = row_out(p, r0 + rr);
   store32_pair8(o.dr + c0 + 32 * rh, rh, 2, w);  // the lane of rh ^ 1 (tid bit 1) holds the other half
   o.scale(c0 / 32 + rh, sc, p);
+}
+template <class In, class Q>
+__global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc) {
+  rowtile_body<In, Q>(x, p, ntc);
 }
 
 }  // namespace mxk::dev
