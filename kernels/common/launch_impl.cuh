@@ -248,18 +248,18 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
                                    : (small || (p.row.layout == dev::kTcgen05 ? dev::kRowStreamTcgen05
                                                                               : dev::kRowStreamDense<Q>));
   if (!stream) return launch_rowwise_ring<In, Q>(x, p, nch, forced, s);
-  // k_rowstream: kStreamChunks chunks per warp (or the forced split), 8
-  // warps per CTA, or 2 where 8 would leave under kStreamMinCtasPerSm CTAs
-  // per SM (small tensors want every SM busy); g_stream_warps forces the
-  // warps per CTA (a probe).
+  // k_rowstream: kStreamWarpsQ<Q> warps per CTA, kStreamChunksQ<Q> chunks
+  // per warp; where that leaves under kStreamMinCtasPerSm CTAs per SM (small
+  // tensors want every SM busy), kStreamWarpsSmall warps, then one chunk.
+  // The forced split (mxk::set_work_split) and g_stream_warps (a probe)
+  // override either.
   const std::int64_t items = rows * nch;
-  const std::int64_t cpw = forced > 0 ? forced : dev::kStreamChunks;
+  const std::int64_t min_ctas = static_cast<std::int64_t>(dev::kStreamMinCtasPerSm) * device_sm_count();
+  std::int64_t cpw = forced > 0 ? forced : dev::kStreamChunksQ<Q>;
   const int fw = g_stream_warps.load();
-  int nw = fw > 0 ? std::min(fw, dev::kStreamWarps) : dev::kStreamWarps;
-  if (fw <= 0 &&
-      (items + nw * cpw - 1) / (nw * cpw) < static_cast<std::int64_t>(dev::kStreamMinCtasPerSm) * device_sm_count()) {
-    nw = dev::kStreamWarpsSmall;
-  }
+  int nw = fw > 0 ? std::min(fw, dev::kStreamWarps) : dev::kStreamWarpsQ<Q>;
+  if (fw <= 0 && (items + nw * cpw - 1) / (nw * cpw) < min_ctas) nw = dev::kStreamWarpsSmall;
+  if (forced <= 0 && (items + nw * cpw - 1) / (nw * cpw) < min_ctas) cpw = 1;
   const std::int64_t grid = (items + nw * cpw - 1) / (nw * cpw);
   if (grid > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many row chunks for one launch");
   launch_quant_kernel<Q>(dev::k_rowstream<In, Q>, dim3(static_cast<unsigned>(grid)), dim3(static_cast<unsigned>(32 * nw)),

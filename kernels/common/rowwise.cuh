@@ -97,6 +97,17 @@ constexpr int kStreamWarpsSmall = 2;  // warps per CTA where 8 would leave under
 constexpr int kStreamMinCtasPerSm = 4;
 constexpr int kStreamCtasPerSm = 4;   // launch bound: at most 64 registers per thread
 constexpr int kStreamChunks = 1;      // chunks per warp (automatic), one after the other (2: same, 4: -2%)
+// k_rowstream's shape (warps per CTA, chunks per warp) by quantizer: the
+// issue-heavy formats that take it by size (kRowStreamSmall: MXFP6, MXFP4)
+// 2 x 2, the others kStreamWarps x kStreamChunks. Run 12 (h100-tail/call1,
+// stamps.txt: MXFP4 tcgen05, event time at 8192x7168 / 16384^2, warps x
+// chunks): 8 x 1 62.59 / 262.14 us, 4 x 1 62.18 / 260.51, 2 x 1 61.73 /
+// 259.26, 8 x 2 62.66 / 257.31, 4 x 2 61.44 / 253.28, 2 x 2 61.22 / 251.65;
+// MXFP8 dense 8 x 1 63.97 / 269.15, 2 x 2 65.66 / 275.52.
+template <class Q>
+constexpr int kStreamWarpsQ = kRowStreamSmall<Q> ? 2 : kStreamWarps;
+template <class Q>
+constexpr int kStreamChunksQ = kRowStreamSmall<Q> ? 2 : kStreamChunks;
 // tile kernel (k_rowtile): 16-bit inputs, MX blocks, 8-bit codes (MXFP8,
 // MXINT8), packed, 128 x 64 tiles (the colwise stream kernel's walk and
 // loads, col_stream.cuh), one per CTA; used for the scale layouts that

@@ -68,9 +68,12 @@ struct Stamp {
   unsigned long long t0, t1;
   unsigned long long sm;
 };
+// per warp, lane 0, no barrier (a final __syncthreads held the ring's CTAs
+// ~4% longer in call 1): slot 8 * CTA + warp; the host takes each CTA's
+// earliest start and latest end
 __device__ __forceinline__ void stamp_end(Stamp* st, unsigned long long t0) {
-  __syncthreads();
-  if (threadIdx.x == 0) st[blockIdx.x] = {t0, gtime(), smid()};
+  __syncwarp();
+  if ((threadIdx.x & 31) == 0) st[8 * static_cast<int64_t>(blockIdx.x) + (threadIdx.x >> 5)] = {t0, gtime(), smid()};
 }
 
 template <class Q>
@@ -146,6 +149,23 @@ double time_ev(F f, int nbuf, int iters, cudaStream_t s) {
   for (int i = 0; i < iters; ++i) cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]);
   for (auto& e : ev) cudaEventDestroy(e);
   return med(ms) * 1e3;
+}
+
+// per-warp slots -> per-CTA stamps (slots of warps that did not stamp hold 0)
+std::vector<Stamp> per_cta(const std::vector<Stamp>& w, std::size_t ctas) {
+  std::vector<Stamp> v(ctas);
+  for (std::size_t b = 0; b < ctas; ++b) {
+    Stamp c{~0ull, 0, 0};
+    for (int k = 0; k < 8; ++k) {
+      const Stamp& x = w[8 * b + k];
+      if (x.t1 == 0) continue;
+      c.t0 = std::min(c.t0, x.t0);
+      c.t1 = std::max(c.t1, x.t1);
+      c.sm = x.sm;
+    }
+    v[b] = c;
+  }
+  return v;
 }
 
 void analyze(const char* name, const std::vector<Stamp>& v, double bytes, double ev_us, double st_ev_us) {
@@ -229,11 +249,12 @@ void stamp_case(const char* name, const Bufs& b, std::int64_t M, std::int64_t K,
       };
     }
   } else if (kernel == 2) {
+    // as launch_rowwise (large tensors: no small-grid fallback here)
     const int fw = detail::g_stream_warps.load();
     const std::int64_t items = rows * nch;
     const int split = detail::g_work_split.load();
-    const std::int64_t cpw = split > 0 ? split : dev::kStreamChunks;
-    const int nw = fw > 0 ? fw : dev::kStreamWarps;
+    const std::int64_t cpw = split > 0 ? split : dev::kStreamChunksQ<Q>;
+    const int nw = fw > 0 ? fw : dev::kStreamWarpsQ<Q>;
     grid = (items + nw * cpw - 1) / (nw * cpw);
     st = [&, nw, cpw, grid](int i) {
       s_rowstream<Q><<<static_cast<unsigned>(grid), 32 * nw, 0, s>>>(static_cast<const In*>(b.X[i]),
@@ -252,11 +273,13 @@ void stamp_case(const char* name, const Bufs& b, std::int64_t M, std::int64_t K,
   }
   const double st_ev = time_ev(st, b.nbuf, iters, s);
   // one more stamped launch after 4 (steady state), then read the stamps
-  for (int i = 0; i < 5; ++i) st(i % b.nbuf);
+  for (int i = 0; i < 4; ++i) st(i % b.nbuf);
+  cudaMemsetAsync(b.st, 0, sizeof(Stamp) * 8 * grid, s);
+  st(0);
   detail::check(cudaStreamSynchronize(s), "stamped launches");
-  std::vector<Stamp> v(static_cast<std::size_t>(grid));
-  detail::check(cudaMemcpy(v.data(), b.st, v.size() * sizeof(Stamp), cudaMemcpyDeviceToHost), "stamps");
-  analyze(name, v, bytes, ev, st_ev);
+  std::vector<Stamp> w(static_cast<std::size_t>(8 * grid));
+  detail::check(cudaMemcpy(w.data(), b.st, w.size() * sizeof(Stamp), cudaMemcpyDeviceToHost), "stamps");
+  analyze(name, per_cta(w, static_cast<std::size_t>(grid)), bytes, ev, st_ev);
   detail::g_row_kernel.store(0);
 }
 
@@ -267,8 +290,9 @@ int main(int argc, char** argv) {
   cudaGetDeviceProperties(&prop, 0);
   std::printf("device: %s (%d SMs, L2 %d MB)\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
   const bool sweep = argc < 2 || std::string(argv[1]) != "nosweep";
-  for (const auto& [M, K] : std::vector<std::pair<std::int64_t, std::int64_t>>{{16384, 16384}, {8192, 7168}}) {
+  for (const auto& [M, K] : std::vector<std::pair<std::int64_t, std::int64_t>>{{16384, 16384}, {8192, 7168}, {16384, 7168}, {8192, 16384}, {4096, 7168}}) {
     const std::int64_t n = M * K;
+    const bool stamps = M * K == 16384ll * 16384 || (M == 8192 && K == 7168);  // stamps and shape sweeps: these two
     Bufs b;
     b.nbuf = static_cast<int>(std::clamp(4.0 * prop.l2CacheSize / (2.0 * n) + 1.0, 2.0, 64.0));
     const int iters = n >= (std::int64_t{1} << 26) ? 50 : 200;
@@ -284,13 +308,17 @@ int main(int argc, char** argv) {
       cudaMalloc(&p, n / 16 + 4096);
       b.S.push_back(p);
     }
-    cudaMalloc(&b.st, sizeof(Stamp) * (n / 1024 + 1024));
+    cudaMalloc(&b.st, sizeof(Stamp) * 8 * (n / 1024 + 1024));
     detail::check(cudaStreamSynchronize(s), "fill");
     std::printf("=== %lldx%lld bf16, %d buffers\n", static_cast<long long>(M), static_cast<long long>(K), b.nbuf);
     const double cp = time_ev([&](int i) { cudaMemcpyAsync(b.Y[i], b.X[i], n * 2, cudaMemcpyDeviceToDevice, s); }, b.nbuf,
                               iters, s);
     std::printf("copy (cudaMemcpyAsync) ev %.2f us, %.1f GB/s\n", cp, 4.0 * n / cp / 1e3);
-    {  // bytes-only kernel
+    using L = mx::ScaleLayout;
+    using F8 = dev::MxQ<dev::kE4M3, true>;
+    using F4 = dev::MxQ<dev::kE2M1, true>;
+    using F6 = dev::MxQ<dev::kE3M2, true>;
+    if (stamps) {  // bytes-only kernel
       const std::int64_t n16 = n * 2 / 16;
       const unsigned g = static_cast<unsigned>((n16 + 1023) / 1024);
       auto f = [&](int i) {
@@ -300,16 +328,15 @@ int main(int argc, char** argv) {
         k_copy16<<<g, 256, 0, s>>>(static_cast<const uint4*>(b.X[i]), static_cast<uint4*>(b.Y[i]), n16, b.st);
       };
       const double ev = time_ev(f, b.nbuf, iters, s), sev = time_ev(fs, b.nbuf, iters, s);
-      for (int i = 0; i < 5; ++i) fs(i % b.nbuf);
+      for (int i = 0; i < 4; ++i) fs(i % b.nbuf);
+      cudaMemsetAsync(b.st, 0, sizeof(Stamp) * 8 * g, s);
+      fs(0);
       detail::check(cudaStreamSynchronize(s), "copy16");
-      std::vector<Stamp> v(g);
-      cudaMemcpy(v.data(), b.st, v.size() * sizeof(Stamp), cudaMemcpyDeviceToHost);
-      analyze("k_copy16 (bytes only, 16 KB/CTA)", v, 4.0 * n, ev, sev);
+      std::vector<Stamp> w(8 * static_cast<std::size_t>(g));
+      cudaMemcpy(w.data(), b.st, w.size() * sizeof(Stamp), cudaMemcpyDeviceToHost);
+      analyze("k_copy16 (bytes only, 16 KB/CTA)", per_cta(w, g), 4.0 * n, ev, sev);
     }
-    using L = mx::ScaleLayout;
-    using F8 = dev::MxQ<dev::kE4M3, true>;
-    using F4 = dev::MxQ<dev::kE2M1, true>;
-    using F6 = dev::MxQ<dev::kE3M2, true>;
+    if (stamps) {
     stamp_case<F8>("mxfp8 dense, k_rowstream", b, M, K, L::dense, 2, iters, s);
     stamp_case<F8>("mxfp8 tcgen05, k_rowtile", b, M, K, L::tcgen05, 3, iters, s);
     stamp_case<F8>("mxfp8 tcgen05, k_rowstream", b, M, K, L::tcgen05, 2, iters, s);
@@ -317,22 +344,32 @@ int main(int argc, char** argv) {
     stamp_case<F4>("mxfp4 tcgen05, k_rowstream", b, M, K, L::tcgen05, 2, iters, s);
     stamp_case<F6>("mxfp6_e3m2 tcgen05, ring", b, M, K, L::tcgen05, 1, iters, s);
     stamp_case<F6>("mxfp6_e3m2 tcgen05, k_rowstream", b, M, K, L::tcgen05, 2, iters, s);
-    if (sweep) {  // event time only, through the launcher
+    }
+    auto run = [&]<class Q>(const char* nm, L lay, const std::string& tag) {
+      const double ev = time_ev([&](int i) { detail::launch_rowwise<In, Q>(static_cast<const In*>(b.X[i]), params<Q>(b, i, M, K, lay), s); },
+                                b.nbuf, iters, s);
+      std::printf("sweep %-9lldx%-6lld %-20s%-24s ev %8.2f us ratio %.3f\n", static_cast<long long>(M), static_cast<long long>(K), nm,
+                  tag.c_str(), ev, (static_cast<double>(n) * (2.0 + Q::BITS / 8.0) + n / 32.0) / ev / (4.0 * n / cp));
+    };
+    // the ring (automatic split) against k_rowstream (automatic shape) at every size
+    for (const int k : {1, 2}) {
+      detail::g_row_kernel.store(k);
+      const std::string tag = k == 1 ? " ring" : " stream (auto shape)";
+      run.template operator()<F4>("mxfp4 tcgen05", L::tcgen05, tag);
+      run.template operator()<F6>("mxfp6_e3m2 tcgen05", L::tcgen05, tag);
+      run.template operator()<F6>("mxfp6_e3m2 dense", L::dense, tag);
+    }
+    detail::g_row_kernel.store(0);
+    if (sweep && stamps) {  // k_rowstream's shapes (event time, through the launcher)
       for (const int nw : {2, 4, 8}) {
-        for (const int cpw : {1, 2}) {
+        for (const int cpw : {1, 2, 3}) {
           detail::g_stream_warps.store(nw);
           detail::g_work_split.store(cpw);
           detail::g_row_kernel.store(2);
-          const std::string tag = " stream nw " + std::to_string(nw) + " cpw " + std::to_string(cpw);
-          auto run = [&]<class Q>(const char* nm, L lay) {
-            const double ev = time_ev([&](int i) { detail::launch_rowwise<In, Q>(static_cast<const In*>(b.X[i]), params<Q>(b, i, M, K, lay), s); },
-                                      b.nbuf, iters, s);
-            std::printf("sweep %-24s%-22s ev %8.2f us ratio %.3f\n", nm, tag.c_str(), ev,
-                        (static_cast<double>(n) * (2.0 + Q::BITS / 8.0) + n / 32.0) / ev / (4.0 * n / cp));
-          };
-          run.template operator()<F8>("mxfp8 dense", L::dense);
-          run.template operator()<F8>("mxfp8 tcgen05", L::tcgen05);
-          run.template operator()<F4>("mxfp4 tcgen05", L::tcgen05);
+          const std::string tag = " stream " + std::to_string(nw) + " x " + std::to_string(cpw);
+          if (cpw < 3 && (nw == 8 || nw == 2)) run.template operator()<F8>("mxfp8 dense", L::dense, tag);
+          run.template operator()<F4>("mxfp4 tcgen05", L::tcgen05, tag);
+          run.template operator()<F6>("mxfp6_e3m2 tcgen05", L::tcgen05, tag);
         }
       }
       detail::g_stream_warps.store(0);

@@ -4,8 +4,9 @@
 # overlay .devrun/tail/overlay (mxbench, mx_gpu_gate) in parallel
 # (bench/standalone, 90a-real), and the scratch probe stamps.cu (nvcc); then,
 # alone on the GPU: mxbench main / tail / main / tail (16384^2, 8192x7168,
-# 128x7168), tail's forced-kernel sweeps (--row-kernel stream / ring /
-# tile, colwise --split 2), the stamps probe; then the rowwise part of the
+# 128x7168), (call 1) tail's forced-kernel sweeps (--row-kernel stream /
+# ring / tile, colwise --split 2) or (call 2) torch's cast and the SASS of
+# the rowwise kernels in both builds, the stamps probe; then the rowwise part of the
 # gate beside compute-sanitizer memcheck + racecheck on
 # GpuGateSanitizer.*:GpuGateErrors.*. Everything in $OUT, summary.txt last.
 #   run(command="bash .devrun/tail/overlay/bench/results/h100-tail/tail.sh", carry=[".devrun/tail", ".gtest-src"], timeout_s=220)
@@ -29,22 +30,19 @@ if [ $bm != 0 ] || [ $bo != 0 ]; then grep -E "error|Error" $L/mbuild.log $L/obu
 [ $bp = 0 ] || grep -E "error" $L/pbuild.log | head -10 | tee -a "$S"
 mxm=$(find $MB -name mxbench -type f | head -1); mxo=$(find $OB -name mxbench -type f | head -1)
 gate=$(find $OB -name mx_gpu_gate -type f | head -1)
+# call 2: the SASS of the rowwise kernels in both builds (CPU, beside the
+# bench), torch's plain fp8 cast at the end (MXFP8 tcgen05's second target)
+for b in $MB $OB; do a=$(find $b -name libmxkernels.a | head -1)
+  cuobjdump -sass "$a" 2>/dev/null | awk '/Function :/{k = ($0 ~ /k_row(stream|wise|tile)/)} k' | grep -vE '^[[:space:]]*$' |
+    sed -E 's@/\*[0-9a-f]{4}\*/@@; s@/\* 0x[0-9a-f]+ \*/@@' > $L/sass-$(basename $b).txt
+  echo "sass k_row* $(basename $b): $(grep -c 'Function :' $L/sass-$(basename $b).txt) functions, $(wc -l < $L/sass-$(basename $b).txt) lines, md5 $(md5sum < $L/sass-$(basename $b).txt | cut -c1-12)"; done > $L/sass.txt 2>&1 &
 sz="--size 16384x16384 --size 8192x7168 --size 128x7168"
 { for r in 1 2; do
     echo "=== main $r"; timeout 30 $mxm $sz
     echo "=== tail $r"; timeout 30 $mxo $sz
   done; } > $O/bench.txt 2>&1
 echo "== bench rc=$? at $(el) s" | tee -a "$S"
-sw="--size 16384x16384 --size 8192x7168 --size 2048x2048 --size 128x7168"
-{ echo "=== tail --row-kernel stream"; timeout 25 $mxo --only rowwise --row-kernel stream $sw
-  echo "=== tail --row-kernel ring"; timeout 25 $mxo --only rowwise --row-kernel ring $sw
-  echo "=== tail --row-kernel tile (mxfp8)"; timeout 20 $mxo --only "mxfp8_e4m3 rowwise" --row-kernel tile --size 16384x16384 --size 8192x7168
-  echo "=== tail colwise --split 2"; timeout 20 $mxo --only colwise --split 2 --size 16384x16384 --size 8192x7168
-  echo "=== tail --row-kernel stream (mxfp8 tcgen05, again)"; timeout 20 $mxo --only "mxfp8_e4m3 rowwise tcgen05" --row-kernel stream --size 16384x16384 --size 8192x7168
-  echo "=== tail auto (mxfp8 tcgen05, again)"; timeout 20 $mxo --only "mxfp8_e4m3 rowwise tcgen05" --size 16384x16384 --size 8192x7168
-} > $O/sweep.txt 2>&1
-echo "== sweeps at $(el) s" | tee -a "$S"
-[ $bp = 0 ] && { timeout 40 /tmp/tail-stamps > $O/stamps.txt 2>&1; echo "== stamps rc=$? at $(el) s" | tee -a "$S"; }
+[ $bp = 0 ] && { timeout 60 /tmp/tail-stamps > $O/stamps.txt 2>&1; echo "== stamps rc=$? at $(el) s" | tee -a "$S"; }
 # the gate: the rowwise tests, every MXFP6 / MXFP4 recipe (their small
 # tensors now take k_rowstream), errors, poison, empty, large
 ct=$(mktemp -d)
@@ -67,7 +65,9 @@ wait $mp; mrc=$?; wait $rp; rrc=$?
   echo "memcheck rc=$mrc: $(grep 'ERROR SUMMARY' $L/memcheck.log | tail -1) $(grep -E '^\[  (PASSED|FAILED) ' $L/memcheck.log | tr '\n' ' ')"
   echo "racecheck rc=$rrc: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' $L/racecheck.log | tail -1) $(grep -E '^\[  (PASSED|FAILED) ' $L/racecheck.log | tr '\n' ' ')"
   echo "total: $(el) s"; } >> $S
+cat $L/sass.txt >> $S
 { echo "##### memcheck"; tail -30 $L/memcheck.log; echo "##### racecheck"; tail -30 $L/racecheck.log; } > $O/sanitizers.log
 { grep -E "Test +#" $L/ctest.log; grep -B2 -A30 -E "FAILED|Failure" $L/ctest.log | head -150; } > $O/ctest.txt
-grep -E "mxfp4|mxfp6" $O/bench.txt | grep 8192 | head -12
+T=$(( 217 - $(el) )); [ $T -gt 5 ] && { timeout $T python3 bench/sol/torch_cast.py 16384 16384 30; echo "rc=$?"; } > $O/torch_cast.txt 2>&1
+grep -E "mxfp4|mxfp6" $O/bench.txt | grep 8192 | head -12; grep -E "ratio|sweep" $O/stamps.txt | grep -v "stream [248] x" | head -40
 cat $S
