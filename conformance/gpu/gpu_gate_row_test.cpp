@@ -103,7 +103,7 @@ struct ForceRowKernel {
 
 // Every rowwise kernel forced on both rowwise layouts, for each MX element
 // family and NVFP4, whatever the launcher's size and layout rules pick
-// (since run 12 MXFP6 / MXFP4 take k_rowstream on tensors of at most 2^26
+// (since run 12 MXFP6 / MXFP4 take k_rowstream on tensors of at most 2^27
 // elements, every other gate tensor, and the ring above): the ring,
 // k_rowstream, and k_rowtile (where it fits: 16-bit inputs, 8-bit codes,
 // packed, whole 128 x 64 tiles; elsewhere the launcher's choice). Whole
@@ -132,6 +132,52 @@ TEST(GpuGateRow, ForcedKernelsBytesEqualReference) {
     }
   }
 }
+
+// The ring forced for every MXFP6 / MXFP4 recipe (Recipes.RowRing reaches
+// the ring by shape only; since run 12 tensors that small of these formats
+// take k_rowstream): hardware and software conversions, bf16 / f16 / f32,
+// splits 4 (each stage refilled) and 1, both rowwise layouts, a ragged last
+// chunk.
+std::vector<std::string> ring_recipes() {
+  std::vector<std::string> v;
+  for (const std::string& n : mx::recipe_names()) {
+    const mx::Recipe r = mx::parse_recipe(n);
+    if (!r.is_nvfp4() && (r.elem == mx::Fmt::e2m1 || r.elem == mx::Fmt::e3m2 || r.elem == mx::Fmt::e2m3)) v.push_back(n);
+  }
+  return v;
+}
+class RowRingForced : public ::testing::TestWithParam<std::string> {};
+TEST_P(RowRingForced, BytesEqualReference) {
+  REQUIRE_GPU();
+  struct Reset {
+    ~Reset() {
+      mxk::set_work_split(0);
+      mxk::set_force_software(false);
+    }
+  } reset;
+  const ForceRowKernel ring(1);
+  const mx::Recipe r = mx::parse_recipe(GetParam());
+  std::uint64_t seed = 6700;
+  for (mx::InType t : {mx::InType::bf16, mx::InType::f16, mx::InType::f32}) {
+    const gate::Input in = gate::make_input(gate::Dist::special, t, 1, 19, 9256, r.elem, seed++);
+    for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+      const mx::QuantizeOptions o = gate::opts_of(c);
+      const mx::Quantized want = mx::quantize(r, in.view(), o);
+      for (const int split : {4, 1}) {
+        for (const bool sw : {false, true}) {
+          mxk::set_work_split(split);
+          mxk::set_force_software(sw);
+          const std::string diff = gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want);
+          mxk::set_work_split(0);
+          mxk::set_force_software(false);
+          ASSERT_EQ(diff, "") << GetParam() << " " << mx::in_type_name(t) << " " << c.name << " split " << split
+                              << (sw ? " (software conversion)" : "");
+        }
+      }
+    }
+  }
+}
+INSTANTIATE_TEST_SUITE_P(GpuGateRow, RowRingForced, ::testing::ValuesIn(ring_recipes()), gate::param_name);
 
 // 1100 x 4100 on dense scales (5 chunks per row, the last ragged; 5500
 // chunks): k_rowstream with 8 warps per CTA for NVFP4, MXFP8, MXINT8 and
@@ -236,7 +282,7 @@ TEST(GpuGateSanitizer, RowTile) {
 }
 
 // The cp.async ring on dense scales, forced (MXFP6 and MXFP4 take it
-// automatically only above 2^26 elements since run 12; MXFP8 and MXINT8
+// automatically only above 2^27 elements since run 12; MXFP8 and MXINT8
 // take k_rowstream since run 11): f16 inputs, ragged chunks, a batch, and
 // the forced splits 1 and 4.
 TEST(GpuGateRow, RingDenseBytesEqualReference) {
@@ -265,7 +311,7 @@ TEST(GpuGateRow, RingDenseBytesEqualReference) {
 }
 
 // compute-sanitizer subset: the ring, forced, on both rowwise layouts
-// (MXFP6, MXFP4: theirs above 2^26 elements since run 12), full and ragged
+// (MXFP6, MXFP4: theirs above 2^27 elements since run 12), full and ragged
 // chunks.
 TEST(GpuGateSanitizer, RowRing) {
   REQUIRE_GPU();

@@ -1,13 +1,16 @@
 // rowwise.cuh - the rowwise block-quantization kernels (SPEC C3, C4, C5, C6,
 // C7), one family: k_rowstream (each warp loads its chunk straight into
-// registers, no shared memory; dense scales of MXFP8, MXINT8, NVFP4) and
+// registers, no shared memory; dense scales of MXFP8, MXINT8, NVFP4, and
+// MXFP6 / MXFP4 on tensors of at most 2^27 elements, either layout) and
 // k_rowwise (warps stream chunks through a per-warp cp.async ring in shared
-// memory; tcgen05 scales, and MXFP6 / MXFP4 dense scales). Both quantize
-// from registers with the same per-group code (row_group, row_ragged); the
-// launcher (launch_impl.cuh, launch_rowwise) picks one by scale layout and
-// format (kRowStreamDense, kRowStreamTcgen05). A third,
-// k_rowtile (128 x 64 tiles through shared memory, one MX block per thread),
-// takes the 8-bit codes of large 16-bit tensors with tcgen05 scales.
+// memory; tcgen05 scales, and MXFP6 / MXFP4 above 2^27 elements). Both
+// quantize from registers with the same per-group code (row_group,
+// row_ragged); the launcher (launch_impl.cuh, launch_rowwise) picks one by
+// scale layout, format and size (kRowStreamDense, kRowStreamTcgen05,
+// kRowStreamSmall). A third, k_rowtile (128 x 64 tiles through shared
+// memory, one MX block per thread), takes the 8-bit codes of large 16-bit
+// tensors with tcgen05 scales (run 12: k_rowstream there measured 1.4-1.9%
+// slower, h100-tail/call1).
 #pragma once
 
 #include "block32.cuh"
@@ -53,16 +56,23 @@ template <class Q>
 constexpr bool kRowStreamDense = Q::V == 16 || kStreamDenseMx<Q>;
 constexpr bool kRowStreamTcgen05 = false;
 // By size: tensors of at most kRowStreamSmallElems elements take
-// k_rowstream for the formats kRowStreamSmall names (MXFP6, MXFP4, which
-// take the ring above that size on either layout). Run 11 (h100-lead,
-// split.txt, bf16, tcgen05, ratio to the copy, k_rowstream / the ring at
-// its automatic split): 8192x7168 (2^25.8 elements) MXFP4 0.834 / 0.802,
-// MXFP6 e3m2 0.866 / 0.844; 16384x7168 (2^26.8) 0.855 / 0.847, 0.884 /
-// 0.892; 8192x16384 (2^27) 0.858 / 0.873, 0.889 / 0.906; 16384^2 0.878 /
-// 0.915, 0.906 / 0.945.
+// k_rowstream (in the kStreamWarpsQ x kStreamChunksQ shape below) for the
+// formats kRowStreamSmall names (MXFP6, MXFP4; the ring above that size, on
+// either layout). Run 12 (bench/results/h100-tail/call2, stamps.txt, bf16,
+// event time, ratio to the copy, the ring at its automatic split /
+// k_rowstream 2 x 2): MXFP4 tcgen05 4096x7168 0.744 / 0.806, 8192x7168
+// 0.801 / 0.852, 16384x7168 (2^26.8 elements) 0.842 / 0.879, 8192x16384
+// (2^27) 0.868 / 0.885, 16384^2 0.909 / 0.907; MXFP6 e3m2 tcgen05 0.807 /
+// 0.837, 0.844 / 0.879, 0.885 / 0.902, 0.897 / 0.910, 0.940 / 0.928;
+// MXFP6 e3m2 dense 0.825 / 0.856, 0.854 / 0.903, 0.898 / 0.931, 0.909 /
+// 0.937, 0.950 / 0.959. Why (per-CTA stamps, bench/results/README.md
+// "run 12 tail", MXFP4 at 8192x7168): the ring's long CTAs (7.5 us) make a
+// first wave that costs 5.6 us over the steady rate (k_rowstream 4.7), and
+// with 2 chunks per warp at this size its steady rate is lower (2559
+// against 2683 GB/s; at 16384^2, 4 chunks: 2742 against 2699).
 template <class Q>
 constexpr bool kRowStreamSmall = Q::V == 32 && Q::BITS != 8;
-constexpr int64_t kRowStreamSmallElems = int64_t{1} << 26;
+constexpr int64_t kRowStreamSmallElems = int64_t{1} << 27;
 // (A persistent grid that walked (row, chunk) items in a static order was
 // tried and measured slower on the H100: 0.853 of the copy against 0.939 for
 // MXFP8, its warps finishing unevenly; the dynamic CTA schedule of many
@@ -99,11 +109,14 @@ constexpr int kStreamCtasPerSm = 4;   // launch bound: at most 64 registers per 
 constexpr int kStreamChunks = 1;      // chunks per warp (automatic), one after the other (2: same, 4: -2%)
 // k_rowstream's shape (warps per CTA, chunks per warp) by quantizer: the
 // issue-heavy formats that take it by size (kRowStreamSmall: MXFP6, MXFP4)
-// 2 x 2, the others kStreamWarps x kStreamChunks. Run 12 (h100-tail/call1,
-// stamps.txt: MXFP4 tcgen05, event time at 8192x7168 / 16384^2, warps x
-// chunks): 8 x 1 62.59 / 262.14 us, 4 x 1 62.18 / 260.51, 2 x 1 61.73 /
-// 259.26, 8 x 2 62.66 / 257.31, 4 x 2 61.44 / 253.28, 2 x 2 61.22 / 251.65;
-// MXFP8 dense 8 x 1 63.97 / 269.15, 2 x 2 65.66 / 275.52.
+// 2 x 2, the others kStreamWarps x kStreamChunks. Run 12 (h100-tail/call2,
+// stamps.txt, event time at 8192x7168 / 16384^2, warps x chunks): MXFP4
+// tcgen05 8 x 1 62.46 / 261.86 us, 4 x 1 62.05 / 260.26, 2 x 1 61.73 /
+// 259.20, 8 x 2 62.66 / 257.02, 4 x 2 61.50 / 252.96, 2 x 2 61.06 /
+// 251.68, 2 x 3 61.60 / 250.53; MXFP6 e3m2 tcgen05 8 x 1 66.05 / 278.30,
+// 4 x 1 65.02 / 275.97, 2 x 2 65.18 / 269.79, 2 x 3 65.38 / 267.71; MXFP8
+// dense 8 x 1 63.90 / 269.25, 2 x 2 65.73 / 275.84 (call 1 the same within
+// 0.2 us).
 template <class Q>
 constexpr int kStreamWarpsQ = kRowStreamSmall<Q> ? 2 : kStreamWarps;
 template <class Q>
