@@ -8,7 +8,7 @@
 //   g_ring_order (mxbench --ring-order): k_rowwise's grid order, 0 = the knob
 //     kRingChunksFast, 1 = rows fastest, 2 = chunks fastest;
 //   g_stream_warps (probes only, e.g. bench/results/h100-tail/stamps.cu):
-//     k_rowstream's warps per CTA, 0 = automatic (kStreamWarps, or
+//     k_rowstream's warps per CTA, 0 = automatic (kStreamWarpsQ, or
 //     kStreamWarpsSmall on small grids), else 1..8;
 //   g_nvfp4_pass (mxbench --nvfp4-pass): NVFP4 rowwise, 0 = by size
 //     (kNvfp4OnePassMaxElems), 1 = always amax pass + quantize pass,

@@ -9,7 +9,7 @@
 // scale layout, format and size (kRowStreamDense, kRowStreamTcgen05,
 // kRowStreamSmall). A third, k_rowtile (128 x 64 tiles through shared
 // memory, one MX block per thread), takes the 8-bit codes of large 16-bit
-// tensors with tcgen05 scales (run 12: k_rowstream there measured 1.4-1.9%
+// tensors with tcgen05 scales (run 12: k_rowstream there measured 1-2%
 // slower, h100-tail/call1).
 #pragma once
 
