@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/row_select.hpp"
 #include "gpu_gate.hpp"
 #include "gpu_gate_cases.hpp"
 #include "mx/quantize.hpp"
@@ -86,9 +87,101 @@ std::vector<std::uint32_t> boundary_values(mx::InType t, std::int64_t n) {
   return v;
 }
 
+// Forces one rowwise kernel (the probe of mxbench --row-kernel,
+// common/row_select.hpp: 1 the ring, 2 k_rowstream, 3 k_rowtile where it
+// fits) for its lifetime; NVFP4 takes its two passes.
+struct ForceRowKernel {
+  explicit ForceRowKernel(int k) {
+    mxk::detail::g_row_kernel.store(k);
+    mxk::detail::g_nvfp4_pass.store(1);
+  }
+  ~ForceRowKernel() {
+    mxk::detail::g_row_kernel.store(0);
+    mxk::detail::g_nvfp4_pass.store(0);
+  }
+};
+
+// Every rowwise kernel forced on both rowwise layouts, for each MX element
+// family and NVFP4, whatever the launcher's size and layout rules pick
+// (since run 12 MXFP6 / MXFP4 take k_rowstream on tensors of at most 2^27
+// elements, every other gate tensor, and the ring above): the ring,
+// k_rowstream, and k_rowtile (where it fits: 16-bit inputs, 8-bit codes,
+// packed, whole 128 x 64 tiles; elsewhere the launcher's choice). Whole
+// tiles (256 x 2048) and ragged chunks (2 x 130 x 2050), bf16 and f32.
+TEST(GpuGateRow, ForcedKernelsBytesEqualReference) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 6600;
+  for (const char* name : {"mxfp8_e4m3", "mxint8", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "nvfp4"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
+      for (const gate::Shape& s : {gate::Shape{1, 256, 2048}, gate::Shape{2, 130, 2050}}) {
+        const gate::Input in = gate::make_input(gate::Dist::special, t, s.b, s.m, s.k, r.elem, seed++);
+        for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+          for (mx::Packing pk : gate::kPackings) {
+            const mx::QuantizeOptions o = gate::opts_of(c, pk);
+            const mx::Quantized want = mx::quantize(r, in.view(), o);
+            for (const int k : {1, 2, 3}) {
+              const ForceRowKernel force(k);
+              ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want), "")
+                  << name << " " << mx::in_type_name(t) << " " << gate::shape_str(s) << " " << c.name << " kernel " << k
+                  << (pk == mx::Packing::container8 ? " container8" : " packed");
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The ring forced for every MXFP6 / MXFP4 recipe (Recipes.RowRing reaches
+// the ring by shape only; since run 12 tensors that small of these formats
+// take k_rowstream): hardware and software conversions, bf16 / f16 / f32,
+// splits 4 (each stage refilled) and 1, both rowwise layouts, a ragged last
+// chunk.
+std::vector<std::string> ring_recipes() {
+  std::vector<std::string> v;
+  for (const std::string& n : mx::recipe_names()) {
+    const mx::Recipe r = mx::parse_recipe(n);
+    if (!r.is_nvfp4() && (r.elem == mx::Fmt::e2m1 || r.elem == mx::Fmt::e3m2 || r.elem == mx::Fmt::e2m3)) v.push_back(n);
+  }
+  return v;
+}
+class RowRingForced : public ::testing::TestWithParam<std::string> {};
+TEST_P(RowRingForced, BytesEqualReference) {
+  REQUIRE_GPU();
+  struct Reset {
+    ~Reset() {
+      mxk::set_work_split(0);
+      mxk::set_force_software(false);
+    }
+  } reset;
+  const ForceRowKernel ring(1);
+  const mx::Recipe r = mx::parse_recipe(GetParam());
+  std::uint64_t seed = 6700;
+  for (mx::InType t : {mx::InType::bf16, mx::InType::f16, mx::InType::f32}) {
+    const gate::Input in = gate::make_input(gate::Dist::special, t, 1, 19, 9256, r.elem, seed++);
+    for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+      const mx::QuantizeOptions o = gate::opts_of(c);
+      const mx::Quantized want = mx::quantize(r, in.view(), o);
+      for (const int split : {4, 1}) {
+        for (const bool sw : {false, true}) {
+          mxk::set_work_split(split);
+          mxk::set_force_software(sw);
+          const std::string diff = gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want);
+          mxk::set_work_split(0);
+          mxk::set_force_software(false);
+          ASSERT_EQ(diff, "") << GetParam() << " " << mx::in_type_name(t) << " " << c.name << " split " << split
+                              << (sw ? " (software conversion)" : "");
+        }
+      }
+    }
+  }
+}
+INSTANTIATE_TEST_SUITE_P(GpuGateRow, RowRingForced, ::testing::ValuesIn(ring_recipes()), gate::param_name);
+
 // 1100 x 4100 on dense scales (5 chunks per row, the last ragged; 5500
-// chunks): k_rowstream with 8 warps per CTA for NVFP4, MXFP8 and MXINT8
-// (the MX ones since run 11), the ring for MXFP4; splits 0, 3.
+// chunks): k_rowstream with 8 warps per CTA for NVFP4, MXFP8, MXINT8 and
+// (since run 12, by size) MXFP4; splits 0, 3.
 TEST(GpuGateRow, StreamLargeBytesEqualReference) {
   REQUIRE_GPU();
   struct Reset {
@@ -113,23 +206,28 @@ TEST(GpuGateRow, StreamLargeBytesEqualReference) {
 }
 
 // compute-sanitizer subset (the gate's sanitizer filter runs GpuGateSanitizer.*):
-// the dense-scale rowwise kernels on full and ragged chunks, one and four
-// chunks per warp (since run 11: k_rowstream for MXFP8, MXINT8 and NVFP4,
-// the ring for MXFP6).
+// k_rowstream on full and ragged chunks, one and four chunks per warp: on
+// dense scales MXFP8, MXINT8 and NVFP4 (since run 11) and MXFP6 (since run
+// 12, by size), on tcgen05 scales MXFP6 and MXFP4 (by size, run 12).
 TEST(GpuGateSanitizer, RowStream) {
   REQUIRE_GPU();
   struct Reset {
     ~Reset() { mxk::set_work_split(0); }
   } reset;
-  for (const char* name : {"mxfp8_e4m3", "mxint8", "mxfp6_e2m3", "nvfp4"}) {
-    const mx::Recipe r = mx::parse_recipe(name);
+  struct Case {
+    const char* name;
+    int cfg;
+  };
+  for (const Case& k : {Case{"mxfp8_e4m3", 0}, Case{"mxint8", 0}, Case{"mxfp6_e2m3", 0}, Case{"nvfp4", 0},
+                        Case{"mxfp6_e3m2", 1}, Case{"mxfp4", 1}}) {
+    const mx::Recipe r = mx::parse_recipe(k.name);
     for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
       const gate::Input in = gate::make_input(gate::Dist::special, t, 2, 5, 9256, r.elem, 4200);
       for (const int split : {1, 4}) {
         mxk::set_work_split(split);
-        const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[0]);
+        const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[k.cfg]);
         ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
-            << name << " split " << split;
+            << k.name << " " << gate::kCfgs[k.cfg].name << " split " << split;
       }
     }
   }
@@ -183,14 +281,16 @@ TEST(GpuGateSanitizer, RowTile) {
   }
 }
 
-// The cp.async ring on dense scales (MXFP6, MXFP4; MXFP8 e5m2 and MXINT8
-// here take k_rowstream since run 11): f16 inputs (StreamLarge covers bf16 and
-// f32 at 1100 x 4100), ragged chunks, a batch, and the forced splits 1 and 4.
+// The cp.async ring on dense scales, forced (MXFP6 and MXFP4 take it
+// automatically only above 2^27 elements since run 12; MXFP8 and MXINT8
+// take k_rowstream since run 11): f16 inputs, ragged chunks, a batch, and
+// the forced splits 1 and 4.
 TEST(GpuGateRow, RingDenseBytesEqualReference) {
   REQUIRE_GPU();
   struct Reset {
     ~Reset() { mxk::set_work_split(0); }
   } reset;
+  const ForceRowKernel ring(1);
   std::uint64_t seed = 6300;
   for (const char* name : {"mxfp8_e5m2", "mxint8", "mxfp6_e2m3", "mxfp4:rceil"}) {
     const mx::Recipe r = mx::parse_recipe(name);
@@ -210,22 +310,27 @@ TEST(GpuGateRow, RingDenseBytesEqualReference) {
   }
 }
 
-// compute-sanitizer subset: the ring on dense scales (MXFP6, MXFP4; since
-// run 11 the 8-bit codes take k_rowstream: RowStream), full and ragged chunks.
-TEST(GpuGateSanitizer, RowRingDense) {
+// compute-sanitizer subset: the ring, forced, on both rowwise layouts
+// (MXFP6, MXFP4: theirs above 2^27 elements since run 12), full and ragged
+// chunks.
+TEST(GpuGateSanitizer, RowRing) {
   REQUIRE_GPU();
   struct Reset {
     ~Reset() { mxk::set_work_split(0); }
   } reset;
+  const ForceRowKernel ring(1);
   for (const char* name : {"mxfp6_e3m2", "mxfp4:rceil"}) {
     const mx::Recipe r = mx::parse_recipe(name);
     for (mx::InType t : {mx::InType::bf16, mx::InType::f16}) {
       const gate::Input in = gate::make_input(gate::Dist::special, t, 2, 5, 9256, r.elem, 6400);
-      for (const int split : {1, 4}) {
-        mxk::set_work_split(split);
-        const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[0]);
-        ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
-            << name << " " << mx::in_type_name(t) << " split " << split;
+      for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+        const mx::QuantizeOptions o = gate::opts_of(c);
+        const mx::Quantized want = mx::quantize(r, in.view(), o);
+        for (const int split : {1, 4}) {
+          mxk::set_work_split(split);
+          ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want), "")
+              << name << " " << mx::in_type_name(t) << " " << c.name << " split " << split;
+        }
       }
     }
   }

@@ -211,7 +211,8 @@ void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, 
 
 // k_rowtile where it applies (8-bit codes of large 16-bit tensors made of
 // whole 128 x 64 tiles, tcgen05 scales), else k_rowstream or the ring by
-// scale layout (kRowStreamDense/Tcgen05); g_row_kernel forces one (a benchmark probe,
+// scale layout (kRowStreamDense/Tcgen05) and, for MXFP6 / MXFP4, size
+// (kRowStreamSmall: k_rowstream up to kRowStreamSmallElems); g_row_kernel forces one (a benchmark probe,
 // mxbench --row-kernel: 1 = the ring, 2 = k_rowstream, 3 = k_rowtile where
 // it applies).
 template <class In, class Q>
@@ -240,20 +241,25 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
       return;
     }
   }
+  // by layout and format, and for the formats of kRowStreamSmall by size
+  const bool small = dev::kRowStreamSmall<Q> && rows * p.K <= dev::kRowStreamSmallElems;
   const bool stream = probe == 1   ? false
                       : probe == 2 ? true
-                                   : (p.row.layout == dev::kTcgen05 ? dev::kRowStreamTcgen05
-                                                                    : dev::kRowStreamDense<Q>);
+                                   : (small || (p.row.layout == dev::kTcgen05 ? dev::kRowStreamTcgen05
+                                                                              : dev::kRowStreamDense<Q>));
   if (!stream) return launch_rowwise_ring<In, Q>(x, p, nch, forced, s);
-  // k_rowstream: kStreamChunks chunks per warp (or the forced split), 8
-  // warps per CTA, or 2 where 8 would leave under kStreamMinCtasPerSm CTAs
-  // per SM (small tensors want every SM busy).
+  // k_rowstream: kStreamWarpsQ<Q> warps per CTA, kStreamChunksQ<Q> chunks
+  // per warp; where that leaves under kStreamMinCtasPerSm CTAs per SM (small
+  // tensors want every SM busy), kStreamWarpsSmall warps, then one chunk.
+  // The forced split (mxk::set_work_split) and g_stream_warps (a probe)
+  // override either.
   const std::int64_t items = rows * nch;
-  const std::int64_t cpw = forced > 0 ? forced : dev::kStreamChunks;
-  int nw = dev::kStreamWarps;
-  if ((items + nw * cpw - 1) / (nw * cpw) < static_cast<std::int64_t>(dev::kStreamMinCtasPerSm) * device_sm_count()) {
-    nw = dev::kStreamWarpsSmall;
-  }
+  const std::int64_t min_ctas = static_cast<std::int64_t>(dev::kStreamMinCtasPerSm) * device_sm_count();
+  std::int64_t cpw = forced > 0 ? forced : dev::kStreamChunksQ<Q>;
+  const int fw = g_stream_warps.load();
+  int nw = fw > 0 ? std::min(fw, dev::kStreamWarps) : dev::kStreamWarpsQ<Q>;
+  if (fw <= 0 && (items + nw * cpw - 1) / (nw * cpw) < min_ctas) nw = dev::kStreamWarpsSmall;
+  if (forced <= 0 && (items + nw * cpw - 1) / (nw * cpw) < min_ctas) cpw = 1;
   const std::int64_t grid = (items + nw * cpw - 1) / (nw * cpw);
   if (grid > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many row chunks for one launch");
   launch_quant_kernel<Q>(dev::k_rowstream<In, Q>, dim3(static_cast<unsigned>(grid)), dim3(static_cast<unsigned>(32 * nw)),

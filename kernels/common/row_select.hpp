@@ -7,6 +7,9 @@
 //     whole 128 x 64 tiles; else by layout);
 //   g_ring_order (mxbench --ring-order): k_rowwise's grid order, 0 = the knob
 //     kRingChunksFast, 1 = rows fastest, 2 = chunks fastest;
+//   g_stream_warps (probes only, e.g. bench/results/h100-tail/stamps.cu):
+//     k_rowstream's warps per CTA, 0 = automatic (kStreamWarpsQ, or
+//     kStreamWarpsSmall on small grids), else 1..8;
 //   g_nvfp4_pass (mxbench --nvfp4-pass): NVFP4 rowwise, 0 = by size
 //     (kNvfp4OnePassMaxElems), 1 = always amax pass + quantize pass,
 //     2 = always the one-pass kernel.
@@ -18,4 +21,5 @@ namespace mxk::detail {
 inline std::atomic<int> g_row_kernel{0};
 inline std::atomic<int> g_ring_order{0};
 inline std::atomic<int> g_nvfp4_pass{0};
+inline std::atomic<int> g_stream_warps{0};
 }  // namespace mxk::detail

@@ -1,13 +1,16 @@
 // rowwise.cuh - the rowwise block-quantization kernels (SPEC C3, C4, C5, C6,
 // C7), one family: k_rowstream (each warp loads its chunk straight into
-// registers, no shared memory; dense scales of MXFP8, MXINT8, NVFP4) and
+// registers, no shared memory; dense scales of MXFP8, MXINT8, NVFP4, and
+// MXFP6 / MXFP4 on tensors of at most 2^27 elements, either layout) and
 // k_rowwise (warps stream chunks through a per-warp cp.async ring in shared
-// memory; tcgen05 scales, and MXFP6 / MXFP4 dense scales). Both quantize
-// from registers with the same per-group code (row_group, row_ragged); the
-// launcher (launch_impl.cuh, launch_rowwise) picks one by scale layout and
-// format (kRowStreamDense, kRowStreamTcgen05). A third,
-// k_rowtile (128 x 64 tiles through shared memory, one MX block per thread),
-// takes the 8-bit codes of large 16-bit tensors with tcgen05 scales.
+// memory; tcgen05 scales, and MXFP6 / MXFP4 above 2^27 elements). Both
+// quantize from registers with the same per-group code (row_group,
+// row_ragged); the launcher (launch_impl.cuh, launch_rowwise) picks one by
+// scale layout, format and size (kRowStreamDense, kRowStreamTcgen05,
+// kRowStreamSmall). A third, k_rowtile (128 x 64 tiles through shared
+// memory, one MX block per thread), takes the 8-bit codes of large 16-bit
+// tensors with tcgen05 scales (run 12: k_rowstream there measured 1-2%
+// slower, h100-tail/call1).
 #pragma once
 
 #include "block32.cuh"
@@ -52,6 +55,24 @@ constexpr bool kStreamDenseMx<MxQ<F, HW>> = Elem<F>::bits == 8;
 template <class Q>
 constexpr bool kRowStreamDense = Q::V == 16 || kStreamDenseMx<Q>;
 constexpr bool kRowStreamTcgen05 = false;
+// By size: tensors of at most kRowStreamSmallElems elements take
+// k_rowstream (in the kStreamWarpsQ x kStreamChunksQ shape below) for the
+// formats kRowStreamSmall names (MXFP6, MXFP4; the ring above that size, on
+// either layout). Run 12 (bench/results/h100-tail/call2, stamps.txt, bf16,
+// event time, ratio to the copy, the ring at its automatic split /
+// k_rowstream 2 x 2): MXFP4 tcgen05 4096x7168 0.744 / 0.806, 8192x7168
+// 0.801 / 0.852, 16384x7168 (2^26.8 elements) 0.842 / 0.879, 8192x16384
+// (2^27) 0.868 / 0.885, 16384^2 0.909 / 0.907; MXFP6 e3m2 tcgen05 0.807 /
+// 0.837, 0.844 / 0.879, 0.885 / 0.902, 0.897 / 0.910, 0.940 / 0.928;
+// MXFP6 e3m2 dense 0.825 / 0.856, 0.854 / 0.903, 0.898 / 0.931, 0.909 /
+// 0.937, 0.950 / 0.959. Why (per-CTA stamps, bench/results/README.md
+// "run 12 tail", MXFP4 at 8192x7168): the ring's long CTAs (7.5 us) make a
+// first wave that costs 5.6 us over the steady rate (k_rowstream 4.7), and
+// with 2 chunks per warp at this size its steady rate is lower (2559
+// against 2683 GB/s; at 16384^2, 4 chunks: 2742 against 2699).
+template <class Q>
+constexpr bool kRowStreamSmall = Q::V == 32 && Q::BITS != 8;
+constexpr int64_t kRowStreamSmallElems = int64_t{1} << 27;
 // (A persistent grid that walked (row, chunk) items in a static order was
 // tried and measured slower on the H100: 0.853 of the copy against 0.939 for
 // MXFP8, its warps finishing unevenly; the dynamic CTA schedule of many
@@ -86,6 +107,20 @@ constexpr int kStreamWarpsSmall = 2;  // warps per CTA where 8 would leave under
 constexpr int kStreamMinCtasPerSm = 4;
 constexpr int kStreamCtasPerSm = 4;   // launch bound: at most 64 registers per thread
 constexpr int kStreamChunks = 1;      // chunks per warp (automatic), one after the other (2: same, 4: -2%)
+// k_rowstream's shape (warps per CTA, chunks per warp) by quantizer: the
+// issue-heavy formats that take it by size (kRowStreamSmall: MXFP6, MXFP4)
+// 2 x 2, the others kStreamWarps x kStreamChunks. Run 12 (h100-tail/call2,
+// stamps.txt, event time at 8192x7168 / 16384^2, warps x chunks): MXFP4
+// tcgen05 8 x 1 62.46 / 261.86 us, 4 x 1 62.05 / 260.26, 2 x 1 61.73 /
+// 259.20, 8 x 2 62.66 / 257.02, 4 x 2 61.50 / 252.96, 2 x 2 61.06 /
+// 251.68, 2 x 3 61.60 / 250.53; MXFP6 e3m2 tcgen05 8 x 1 66.05 / 278.30,
+// 4 x 1 65.02 / 275.97, 2 x 2 65.18 / 269.79, 2 x 3 65.38 / 267.71; MXFP8
+// dense 8 x 1 63.90 / 269.25, 2 x 2 65.73 / 275.84 (call 1 the same within
+// 0.2 us).
+template <class Q>
+constexpr int kStreamWarpsQ = kRowStreamSmall<Q> ? 2 : kStreamWarps;
+template <class Q>
+constexpr int kStreamChunksQ = kRowStreamSmall<Q> ? 2 : kStreamChunks;
 // tile kernel (k_rowtile): 16-bit inputs, MX blocks, 8-bit codes (MXFP8,
 // MXINT8), packed, 128 x 64 tiles (the colwise stream kernel's walk and
 // loads, col_stream.cuh), one per CTA; used for the scale layouts that
@@ -268,9 +303,10 @@ __device__ __forceinline__ void item_rc(int64_t it, int64_t items, int64_t nch, 
 // b owns items [b*nw*cpw, (b+1)*nw*cpw), nw = blockDim.x / 32; its warp w
 // converts items b*nw*cpw + k*nw + w, k < cpw, so at each step the CTA's
 // warps cover nw consecutive chunks.
+// (The kernels' bodies are device functions so that a probe can wrap them,
+// e.g. with per-CTA time stamps: bench/results/h100-tail/stamps.cu.)
 template <class In, class Q>
-__global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* __restrict__ x, Params p, int64_t nch,
-                                                                    int cpw) {
+__device__ __forceinline__ void rowstream_body(const In* __restrict__ x, const Params& p, int64_t nch, int cpw) {
   const int lane = threadIdx.x & 31;
   const int nw = static_cast<int>(blockDim.x >> 5);
   const int64_t items = p.batch * p.M * nch;
@@ -291,6 +327,11 @@ __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* _
     }
   }
 }
+template <class In, class Q>
+__global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* __restrict__ x, Params p, int64_t nch,
+                                                                    int cpw) {
+  rowstream_body<In, Q>(x, p, nch, cpw);
+}
 
 // ---- k_rowwise (cp.async ring) --------------------------------------------------
 // gx row blocks (8 warps per CTA, one row each) x gy chunk offsets (a warp
@@ -309,8 +350,7 @@ template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
 
 template <class In, class Q>
-__global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __restrict__ x, Params p, int gx, int gy,
-                                                               int chunks_fast) {
+__device__ __forceinline__ void rowwise_body(const In* __restrict__ x, const Params& p, int gx, int gy, int chunks_fast) {
   using SH = RowShape<In>;
   constexpr int U = SH::U, CH = SH::CH, LPG = SH::LPG, W = SH::W;
   const int lane = threadIdx.x & 31;
@@ -374,6 +414,11 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
   }
   cp_async_wait<0>();  // nothing is left in flight (only existing chunks were copied)
 }
+template <class In, class Q>
+__global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __restrict__ x, Params p, int gx, int gy,
+                                                               int chunks_fast) {
+  rowwise_body<In, Q>(x, p, gx, gy, chunks_fast);
+}
 
 // ---- k_rowtile (16-bit inputs, MX blocks, 8-bit codes) ----------------------------
 // CTA b converts tile b in row-major tile order (row bands of 128 in turn,
@@ -394,7 +439,7 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
 __device__ __forceinline__ int swz128(int r) { return (((r >> 5) & 3) << 1) | (r & 1); }
 
 template <class In, class Q>
-__global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc) {
+__device__ __forceinline__ void rowtile_body(const In* __restrict__ x, const Params& p, int64_t ntc) {
   static_assert(sizeof(In) == 2 && kRowTileQ<Q>, "k_rowtile: 16-bit inputs, MX blocks, 8-bit codes, hardware cvt");
   __shared__ uint4 tile[kTileRows][kTileCols / 8];
   const int tid = threadIdx.x;
@@ -424,6 +469,10 @@ __global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __res
   const RowOut o = row_out(p, r0 + rr);
   store32_pair8(o.dr + c0 + 32 * rh, rh, 2, w);  // the lane of rh ^ 1 (tid bit 1) holds the other half
   o.scale(c0 / 32 + rh, sc, p);
+}
+template <class In, class Q>
+__global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc) {
+  rowtile_body<In, Q>(x, p, ntc);
 }
 
 }  // namespace mxk::dev
