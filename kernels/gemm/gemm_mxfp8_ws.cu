@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <type_traits>
 #include <utility>
 
@@ -151,24 +152,45 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
     auto* codes = reinterpret_cast<std::uint32_t*>(smem + L::CODES0);
     // Two walks over (tile, k-tile): `ld` copies scale codes RS - 1 k-tiles
     // ahead of `at`, which fills the stages.
+    // LP: `ld` also keeps the address of the code word of each row it copies
+    // (A rows tid + 128 i, B row tid) for its k-tile; where that word is one
+    // aligned word (vsc) the next k-tile's is a fixed step on (4 bytes dense,
+    // 512 tcgen05). Addresses as integers: rows past M / N are never read.
     struct Walk {
       std::int64_t t, kt, m0, n0;
+      std::uint64_t qa[AR], qb;
     };
-    auto start = [&](Walk& x) {
+    const std::uint64_t step_a = p.tc_a ? 512u : 4u, step_b = p.tc_b ? 512u : 4u;
+    auto at_tile = [&](Walk& x, bool addr) {
+      origin(x.t, x.m0, x.n0);
+      if (C::LP && addr) {
+#pragma unroll
+        for (int i = 0; i < AR; ++i)
+          x.qa[i] = reinterpret_cast<std::uint64_t>(p.sa) +
+                    static_cast<std::uint64_t>(scale_off(p.tc_a, x.m0 + tid + 128 * i, 0, p.nkb));
+        x.qb = reinterpret_cast<std::uint64_t>(p.sb) + static_cast<std::uint64_t>(scale_off(p.tc_b, x.n0 + tid, 0, p.nkb));
+      }
+    };
+    auto start = [&](Walk& x, bool addr) {
       x.t = blockIdx.x;
       x.kt = 0;
-      if (x.t < total) origin(x.t, x.m0, x.n0);
+      if (x.t < total) at_tile(x, addr);
     };
-    auto advance = [&](Walk& x) {
+    auto advance = [&](Walk& x, bool addr) {
+      if (C::LP && addr) {
+#pragma unroll
+        for (int i = 0; i < AR; ++i) x.qa[i] += step_a;
+        x.qb += step_b;
+      }
       if (++x.kt == nkt) {
         x.kt = 0;
         x.t += gridDim.x;
-        if (x.t < total) origin(x.t, x.m0, x.n0);
+        if (x.t < total) at_tile(x, addr);
       }
     };
     Walk ld, at;
-    start(ld);
-    start(at);
+    start(ld, true);
+    start(at, false);
     if (nkt == 0) ld.t = at.t = total;  // K = 0: nothing to load
     Ring<C::RS> lr, cr;  // code ring: next slot to load, slot of `at`
     auto load_codes = [&]() {
@@ -177,10 +199,22 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
 #pragma unroll
         for (int i = 0; i < AR; ++i) {
           const int r = tid + 128 * i;
-          if (r < BM && ld.m0 + r < p.m) load_codes4(c + r, p.sa, p.tc_a, p.vsc_a, ld.m0 + r, ld.kt * L::KB, p.nkb);
+          if (r < BM && ld.m0 + r < p.m) {
+            if (C::LP && p.vsc_a) {
+              cp_async4(c + r, reinterpret_cast<const void*>(ld.qa[i]));
+            } else {
+              load_codes4(c + r, p.sa, p.tc_a, p.vsc_a, ld.m0 + r, ld.kt * L::KB, p.nkb);
+            }
+          }
         }
-        if (ld.n0 + tid < p.n) load_codes4(c + BM + tid, p.sb, p.tc_b, p.vsc_b, ld.n0 + tid, ld.kt * L::KB, p.nkb);
-        advance(ld);
+        if (ld.n0 + tid < p.n) {
+          if (C::LP && p.vsc_b) {
+            cp_async4(c + BM + tid, reinterpret_cast<const void*>(ld.qb));
+          } else {
+            load_codes4(c + BM + tid, p.sb, p.tc_b, p.vsc_b, ld.n0 + tid, ld.kt * L::KB, p.nkb);
+          }
+        }
+        advance(ld, true);
       }
       cp_async_commit();
       lr.next();
@@ -189,11 +223,11 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
     for (int s = 0; s < C::RS - 1; ++s) load_codes();
     const int ob = ((tid >> 1) & 3) * L::SBW + 2 * (tid >> 3) + (tid & 1);  // B row tid's permuted slot
     Ring<C::ST> st;
-    for (std::int64_t q = 0; at.t < total; ++q) {
+    for (bool again = false; at.t < total;) {
       const int s = st.s;
       cp_async_wait<C::RS - 2>();  // codes of `at` landed (each thread reads only what it copied)
       load_codes();
-      if (q >= C::ST) wait_bar<C::HINT>(&empty[s], st.phase ^ 1u);  // the consumers are done with stage s
+      if (again) wait_bar<C::HINT>(&empty[s], st.phase ^ 1u);  // the consumers are done with stage s
       if (tid == 0) {
         mbar_arrive_tx(&full[s], L::A_BYTES + L::B_BYTES);
         const auto k0 = static_cast<std::int32_t>(at.kt * 128);
@@ -223,8 +257,9 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       for (int j = 0; j < L::KB; ++j) fb[j * 4 * L::SBW + ob] = v[j];
       mbar_arrive(&full[s]);
       st.next();
+      again |= st.s == 0;  // from the second pass over the stages on, wait for `empty`
       cr.next();
-      advance(at);
+      advance(at, false);
     }
     cp_async_wait_all();
     return;
@@ -283,6 +318,40 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       }
     }
   };
+  // PB = 1, SPRE: k-block j of the stage at f with the 64 products s = sa * sb
+  // computed while its wgmma runs (pinned before the wait), then 64 FFMAs;
+  // x: its prefetched factors; returns those of k-block j + 1 (if `more`),
+  // loaded after the wait, before the FFMAs.
+  auto step_spre = [&](const std::uint8_t* f, std::uint32_t sa16, std::uint32_t sb16, int j, const Pre& x,
+                       bool more) {
+    mma(sa16, sb16, j, pa);
+    float sc[R];
+#pragma unroll
+    for (int t = 0; t < BN / 16; ++t) {
+      const float4 sbv = t < C::PF ? x.b[t < C::PF ? t : 0] : ld_b(f, j, t);
+      const float sbs[4] = {sbv.x, sbv.y, sbv.z, sbv.w};
+#pragma unroll
+      for (int u = 0; u < 8; ++u) sc[8 * t + u] = mul_rn((u >> 1) & 1 ? x.a.y : x.a.x, sbs[2 * (u >> 2) + (u & 1)]);
+    }
+#pragma unroll
+    for (int i = 0; i < R; ++i) pin_reg(sc[i]);
+    wgmma_wait<0>();
+    const Pre xn = prefetch(f, more ? j + 1 : j);
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      pin_reg(pa[i]);
+      acc[i] = fma_rn(pa[i], sc[i], acc[i]);
+    }
+    return xn;
+  };
+  // PB = 1 otherwise: the factors of k-block j + 1 loaded while the wgmma of j runs.
+  auto step_pb1 = [&](const std::uint8_t* f, std::uint32_t sa16, std::uint32_t sb16, int j, const Pre& x, bool more) {
+    mma(sa16, sb16, j, pa);
+    const Pre xn = prefetch(f, more ? j + 1 : j);
+    wgmma_wait<0>();
+    fold(f, j, x, pa);
+    return xn;
+  };
   // The stage of the next k-tile: its descriptor offsets and factors, once full.
   Ring<C::ST> st;
   auto stage = [&](std::uint32_t& sa16, std::uint32_t& sb16) {
@@ -312,14 +381,14 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
     for (std::int64_t kt = 0; kt < full_kt; ++kt) {
       std::uint32_t sa16, sb16;
       const std::uint8_t* f = stage(sa16, sb16);
-      if constexpr (C::PB == 1) {
+      if constexpr (C::PB == 1 && C::SPRE) {
+        Pre x = prefetch(f, 0);
 #pragma unroll
-        for (int j = 0; j < L::KB; ++j) {
-          const Pre x = prefetch(f, j);
-          mma(sa16, sb16, j, pa);
-          wgmma_wait<0>();
-          fold(f, j, x, pa);
-        }
+        for (int j = 0; j < L::KB; ++j) x = step_spre(f, sa16, sb16, j, x, j + 1 < L::KB);
+      } else if constexpr (C::PB == 1) {
+        Pre x = prefetch(f, 0);
+#pragma unroll
+        for (int j = 0; j < L::KB; ++j) x = step_pb1(f, sa16, sb16, j, x, j + 1 < L::KB);
       } else {
         mma(sa16, sb16, 0, pa);
         [&]<int... J>(std::integer_sequence<int, J...>) {
@@ -351,11 +420,24 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       std::uint32_t sa16, sb16;
       const std::uint8_t* f = stage(sa16, sb16);
       const int nj = static_cast<int>(p.nkb - full_kt * L::KB);
-      for (int j = 0; j < nj; ++j) {
-        const Pre x = prefetch(f, j);
-        mma(sa16, sb16, j, pa);
-        wgmma_wait<0>();
-        fold(f, j, x, pa);
+      if constexpr (C::PB == 1) {  // unrolled and guarded (a loop over nj made ptxas spill with PB 1)
+        Pre x = prefetch(f, 0);
+#pragma unroll
+        for (int j = 0; j < L::KB - 1; ++j)
+          if (j < nj) {
+            if constexpr (C::SPRE) {
+              x = step_spre(f, sa16, sb16, j, x, j + 1 < nj);
+            } else {
+              x = step_pb1(f, sa16, sb16, j, x, j + 1 < nj);
+            }
+          }
+      } else {  // a loop (unrolled, ptxas spilled here with PB 2)
+        for (int j = 0; j < nj; ++j) {
+          const Pre x = prefetch(f, j);
+          mma(sa16, sb16, j, pa);
+          wgmma_wait<0>();
+          fold(f, j, x, pa);
+        }
       }
       release();
     }
@@ -408,6 +490,21 @@ bool launch_cfg(const Mxfp8GemmArgs& x, cudaStream_t stream) {
 
 }  // namespace
 
-bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::Fp8Ws>(x, stream); }
+bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream) {
+  // TUNING ONLY (removed before the final commit): MXK_FP8WS=1..N picks a variant.
+  static const int v = [] {
+    const char* e = std::getenv("MXK_FP8WS");
+    return e ? std::atoi(e) : 0;
+  }();
+  switch (v) {
+    case 1: return launch_cfg<cfg::Fp8WsT<2, 1, 4, 6, 56, 224, 0, 0, 0>>(x, stream);
+    case 2: return launch_cfg<cfg::Fp8WsT<2, 1, 0, 6, 56, 224, 0, 1, 0>>(x, stream);
+    case 3: return launch_cfg<cfg::Fp8WsT<2, 2, 2, 6, 56, 224, 1, 0, 1>>(x, stream);
+    case 4: return launch_cfg<cfg::Fp8WsT<2, 1, 0, 6, 56, 224, 0, 1, 1>>(x, stream);
+    case 5: return launch_cfg<cfg::Fp8WsT<2, 1, 4, 6, 56, 224, 0, 0, 1>>(x, stream);
+    case 6: return launch_cfg<cfg::Fp8WsT<2, 1, 1, 6, 56, 224, 0, 1, 1>>(x, stream);
+    default: return launch_cfg<cfg::Fp8Ws>(x, stream);
+  }
+}
 
 }  // namespace mxk::gemm
