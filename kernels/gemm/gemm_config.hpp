@@ -21,16 +21,11 @@ struct Fp8Large {  // M > 64: 128 x 128 tiles, two warpgroups overlap wgmma and 
 // rows, each with acc (64 fp32) and PB p buffers of 64; ST stages, RS code
 // stages; PF of the 8 float4 groups of column factors of a k-block loaded
 // before the wait for its p (the rest in its fold); HINT: barrier waits with a
-// suspend-time hint (0 none, 1 the producer's, 2 all). With PB = 1, SPRE 1:
-// the 64 products s = sa * sb of a k-block computed while its wgmma runs
-// (before the wait), its fold then 64 FFMAs. LP 1: the producer keeps one
-// code pointer per row it copies (a fixed step per k-tile) instead of the
-// 64-bit offset of each code word.
-template <int NC_, int PB_, int PF_, int ST_, int PRODUCER_REGS_, int CONSUMER_REGS_, int HINT_, int SPRE_ = 0,
-          int LP_ = 0>
+// suspend-time hint (0 none, 1 the producer's, 2 all).
+template <int NC_, int PB_, int PF_, int ST_, int PRODUCER_REGS_, int CONSUMER_REGS_, int HINT_, int DIAG_ = 0>
 struct Fp8WsT {
   static constexpr int NC = NC_, PB = PB_, PF = PF_, ST = ST_, RS = 4, GROUP = 8, HINT = HINT_;
-  static constexpr int SPRE = SPRE_, LP = LP_;
+  static constexpr int DIAG = DIAG_;  // TIMING ONLY (removed before the final commit)
   static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg
 };
 // Measured on the H100 (bench/results/gemm-ws.md, gemm-fp8.md), 8192^3, TFLOP/s:
@@ -40,7 +35,7 @@ struct Fp8WsT {
 // (20 B spill) 383, PB 1 PF 8 415. Persistent: PB 2 PF 2 HINT 1 418 (this),
 // HINT 0 421, HINT 2 411 (one call each), PB 1 PF 8
 // 338 (spills). NC 3 spills at any PF.
-using Fp8Ws = Fp8WsT<2, 2, 2, 6, 56, 224, 1>;
+using Fp8Ws = Fp8WsT<2, 1, 4, 6, 56, 224, 0>;
 struct Fp8Small {  // M <= 64 (decode): 64 x 64 tiles, more blocks
   static constexpr int NWG = 1, BN = 64, ST = 6, GROUP = 1;
 };

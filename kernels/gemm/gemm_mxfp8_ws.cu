@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
     const std::uint64_t step_a = p.tc_a ? 512u : 4u, step_b = p.tc_b ? 512u : 4u;
     auto at_tile = [&](Walk& x, bool addr) {
       origin(x.t, x.m0, x.n0);
-      if (C::LP && addr) {
+      if (addr) {
 #pragma unroll
         for (int i = 0; i < AR; ++i)
           x.qa[i] = reinterpret_cast<std::uint64_t>(p.sa) +
@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       if (x.t < total) at_tile(x, addr);
     };
     auto advance = [&](Walk& x, bool addr) {
-      if (C::LP && addr) {
+      if (addr) {
 #pragma unroll
         for (int i = 0; i < AR; ++i) x.qa[i] += step_a;
         x.qb += step_b;
@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
         for (int i = 0; i < AR; ++i) {
           const int r = tid + 128 * i;
           if (r < BM && ld.m0 + r < p.m) {
-            if (C::LP && p.vsc_a) {
+            if (p.vsc_a) {
               cp_async4(c + r, reinterpret_cast<const void*>(ld.qa[i]));
             } else {
               load_codes4(c + r, p.sa, p.tc_a, p.vsc_a, ld.m0 + r, ld.kt * L::KB, p.nkb);
@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
           }
         }
         if (ld.n0 + tid < p.n) {
-          if (C::LP && p.vsc_b) {
+          if (p.vsc_b) {
             cp_async4(c + BM + tid, reinterpret_cast<const void*>(ld.qb));
           } else {
             load_codes4(c + BM + tid, p.sb, p.tc_b, p.vsc_b, ld.n0 + tid, ld.kt * L::KB, p.nkb);
@@ -239,6 +239,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       // that a consumer thread reads its columns' factors with float4 loads
       // (rows past M / N: their factors only reach D elements never stored).
       const std::uint32_t* c = codes + cr.s * (BM + BN);
+      if constexpr (C::DIAG != 3) {  // TIMING ONLY: DIAG 3 writes no factors
       auto* fa = reinterpret_cast<float*>(smem + L::F0 + s * L::F_STAGE);
       auto* fb = reinterpret_cast<float*>(smem + L::F0 + s * L::F_STAGE + L::SA_BYTES);
       float v[4];
@@ -255,6 +256,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       codes_f32(at.n0 + tid < p.n ? c[BM + tid] : 0u, v);
 #pragma unroll
       for (int j = 0; j < L::KB; ++j) fb[j * 4 * L::SBW + ob] = v[j];
+      }
       mbar_arrive(&full[s]);
       st.next();
       again |= st.s == 0;  // from the second pass over the stages on, wait for `empty`
@@ -306,6 +308,12 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
   auto fold = [&](const std::uint8_t* f, int j, const Pre& x, float(&d)[R]) {
 #pragma unroll
     for (int i = 0; i < R; ++i) pin_reg(d[i]);
+    if constexpr (C::DIAG == 2) return;  // TIMING ONLY: no fold
+    if constexpr (C::DIAG == 1) {  // TIMING ONLY: one FFMA, no FMUL
+#pragma unroll
+      for (int i = 0; i < R; ++i) acc[i] = fma_rn(d[i], (i >> 1) & 1 ? x.a.y : x.a.x, acc[i]);
+      return;
+    }
 #pragma unroll
     for (int t = 0; t < BN / 16; ++t) {  // 16-column group t
       const float4 sbv = t < C::PF ? x.b[t < C::PF ? t : 0] : ld_b(f, j, t);
@@ -318,33 +326,8 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       }
     }
   };
-  // PB = 1, SPRE: k-block j of the stage at f with the 64 products s = sa * sb
-  // computed while its wgmma runs (pinned before the wait), then 64 FFMAs;
-  // x: its prefetched factors; returns those of k-block j + 1 (if `more`),
-  // loaded after the wait, before the FFMAs.
-  auto step_spre = [&](const std::uint8_t* f, std::uint32_t sa16, std::uint32_t sb16, int j, const Pre& x,
-                       bool more) {
-    mma(sa16, sb16, j, pa);
-    float sc[R];
-#pragma unroll
-    for (int t = 0; t < BN / 16; ++t) {
-      const float4 sbv = t < C::PF ? x.b[t < C::PF ? t : 0] : ld_b(f, j, t);
-      const float sbs[4] = {sbv.x, sbv.y, sbv.z, sbv.w};
-#pragma unroll
-      for (int u = 0; u < 8; ++u) sc[8 * t + u] = mul_rn((u >> 1) & 1 ? x.a.y : x.a.x, sbs[2 * (u >> 2) + (u & 1)]);
-    }
-#pragma unroll
-    for (int i = 0; i < R; ++i) pin_reg(sc[i]);
-    wgmma_wait<0>();
-    const Pre xn = prefetch(f, more ? j + 1 : j);
-#pragma unroll
-    for (int i = 0; i < R; ++i) {
-      pin_reg(pa[i]);
-      acc[i] = fma_rn(pa[i], sc[i], acc[i]);
-    }
-    return xn;
-  };
-  // PB = 1 otherwise: the factors of k-block j + 1 loaded while the wgmma of j runs.
+  // PB = 1: k-block j, with the factors of k-block j + 1 (if `more`) loaded
+  // while its wgmma runs; returns those.
   auto step_pb1 = [&](const std::uint8_t* f, std::uint32_t sa16, std::uint32_t sb16, int j, const Pre& x, bool more) {
     mma(sa16, sb16, j, pa);
     const Pre xn = prefetch(f, more ? j + 1 : j);
@@ -381,11 +364,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
     for (std::int64_t kt = 0; kt < full_kt; ++kt) {
       std::uint32_t sa16, sb16;
       const std::uint8_t* f = stage(sa16, sb16);
-      if constexpr (C::PB == 1 && C::SPRE) {
-        Pre x = prefetch(f, 0);
-#pragma unroll
-        for (int j = 0; j < L::KB; ++j) x = step_spre(f, sa16, sb16, j, x, j + 1 < L::KB);
-      } else if constexpr (C::PB == 1) {
+      if constexpr (C::PB == 1) {
         Pre x = prefetch(f, 0);
 #pragma unroll
         for (int j = 0; j < L::KB; ++j) x = step_pb1(f, sa16, sb16, j, x, j + 1 < L::KB);
@@ -425,11 +404,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
 #pragma unroll
         for (int j = 0; j < L::KB - 1; ++j)
           if (j < nj) {
-            if constexpr (C::SPRE) {
-              x = step_spre(f, sa16, sb16, j, x, j + 1 < nj);
-            } else {
-              x = step_pb1(f, sa16, sb16, j, x, j + 1 < nj);
-            }
+            x = step_pb1(f, sa16, sb16, j, x, j + 1 < nj);
           }
       } else {  // a loop (unrolled, ptxas spilled here with PB 2)
         for (int j = 0; j < nj; ++j) {
@@ -497,12 +472,12 @@ bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream) {
     return e ? std::atoi(e) : 0;
   }();
   switch (v) {
-    case 1: return launch_cfg<cfg::Fp8WsT<2, 1, 4, 6, 56, 224, 0, 0, 0>>(x, stream);
-    case 2: return launch_cfg<cfg::Fp8WsT<2, 1, 0, 6, 56, 224, 0, 1, 0>>(x, stream);
-    case 3: return launch_cfg<cfg::Fp8WsT<2, 2, 2, 6, 56, 224, 1, 0, 1>>(x, stream);
-    case 4: return launch_cfg<cfg::Fp8WsT<2, 1, 0, 6, 56, 224, 0, 1, 1>>(x, stream);
-    case 5: return launch_cfg<cfg::Fp8WsT<2, 1, 4, 6, 56, 224, 0, 0, 1>>(x, stream);
-    case 6: return launch_cfg<cfg::Fp8WsT<2, 1, 1, 6, 56, 224, 0, 1, 1>>(x, stream);
+    case 1: return launch_cfg<cfg::Fp8WsT<2, 1, 4, 6, 56, 224, 0, 1>>(x, stream);
+    case 2: return launch_cfg<cfg::Fp8WsT<2, 1, 4, 6, 56, 224, 0, 2>>(x, stream);
+    case 3: return launch_cfg<cfg::Fp8WsT<2, 1, 4, 6, 56, 224, 0, 3>>(x, stream);
+    case 4: return launch_cfg<cfg::Fp8WsT<2, 2, 2, 6, 56, 224, 1>>(x, stream);
+    case 5: return launch_cfg<cfg::Fp8WsT<2, 1, 2, 6, 56, 224, 0>>(x, stream);
+    case 6: return launch_cfg<cfg::Fp8WsT<2, 1, 4, 6, 56, 224, 1>>(x, stream);
     default: return launch_cfg<cfg::Fp8Ws>(x, stream);
   }
 }
