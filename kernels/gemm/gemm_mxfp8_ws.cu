@@ -9,18 +9,19 @@
 // - warpgroup 0, the producer: one thread loads the k-tiles of A (BM rows)
 //   and B (128 rows), 128 bytes of K each, by TMA with the 128-byte swizzle
 //   into stage s (zero fill past M, N and K); all 128 threads copy the scale
-//   codes (one word of 4 k-blocks per row of A and of B) by cp.async RS - 1
-//   k-tiles ahead (across tile boundaries), turn those of stage s into fp32
-//   powers of two, and arrive on full[s]; it runs on into the next tile while
-//   the consumers store the last one;
+//   codes (one word of 4 k-blocks per row of A and of B, from an address
+//   stepped per k-tile) by cp.async RS - 1 k-tiles ahead (across tile
+//   boundaries), turn those of stage s into fp32 powers of two, and arrive on
+//   full[s]; it runs on into the next tile while the consumers store the last;
 // - warpgroups 1 .. NC, the consumers: 64 rows each; per k-block one wgmma
-//   into one of two p buffers (PB = 2) and the FMUL + FFMA of the fold while
-//   the next k-block's wgmma runs, the factors of a k-block read before the
-//   wait for its p; the stage released on empty[s] once its last fold is done.
+//   into p and the FMUL + FFMA of the fold. PB = 1 (cfg::Fp8Ws): the factors
+//   of k-block j + 1 are loaded while the wgmma of j runs, the two consumer
+//   warpgroups' wgmmas and folds interleave; PB = 2: two p buffers, the fold
+//   of j while the wgmma of j + 1 runs. The stage is released on empty[s]
+//   once its last fold is done.
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <type_traits>
 #include <utility>
 
@@ -152,7 +153,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
     auto* codes = reinterpret_cast<std::uint32_t*>(smem + L::CODES0);
     // Two walks over (tile, k-tile): `ld` copies scale codes RS - 1 k-tiles
     // ahead of `at`, which fills the stages.
-    // LP: `ld` also keeps the address of the code word of each row it copies
+    // `ld` also keeps the address of the code word of each row it copies
     // (A rows tid + 128 i, B row tid) for its k-tile; where that word is one
     // aligned word (vsc) the next k-tile's is a fixed step on (4 bytes dense,
     // 512 tcgen05). Addresses as integers: rows past M / N are never read.
@@ -239,7 +240,6 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       // that a consumer thread reads its columns' factors with float4 loads
       // (rows past M / N: their factors only reach D elements never stored).
       const std::uint32_t* c = codes + cr.s * (BM + BN);
-      if constexpr (C::DIAG != 3) {  // TIMING ONLY: DIAG 3 writes no factors
       auto* fa = reinterpret_cast<float*>(smem + L::F0 + s * L::F_STAGE);
       auto* fb = reinterpret_cast<float*>(smem + L::F0 + s * L::F_STAGE + L::SA_BYTES);
       float v[4];
@@ -256,7 +256,6 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       codes_f32(at.n0 + tid < p.n ? c[BM + tid] : 0u, v);
 #pragma unroll
       for (int j = 0; j < L::KB; ++j) fb[j * 4 * L::SBW + ob] = v[j];
-      }
       mbar_arrive(&full[s]);
       st.next();
       again |= st.s == 0;  // from the second pass over the stages on, wait for `empty`
@@ -308,12 +307,6 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
   auto fold = [&](const std::uint8_t* f, int j, const Pre& x, float(&d)[R]) {
 #pragma unroll
     for (int i = 0; i < R; ++i) pin_reg(d[i]);
-    if constexpr (C::DIAG == 2) return;  // TIMING ONLY: no fold
-    if constexpr (C::DIAG == 1) {  // TIMING ONLY: one FFMA, no FMUL
-#pragma unroll
-      for (int i = 0; i < R; ++i) acc[i] = fma_rn(d[i], (i >> 1) & 1 ? x.a.y : x.a.x, acc[i]);
-      return;
-    }
 #pragma unroll
     for (int t = 0; t < BN / 16; ++t) {  // 16-column group t
       const float4 sbv = t < C::PF ? x.b[t < C::PF ? t : 0] : ld_b(f, j, t);
@@ -360,7 +353,8 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
     }
     // Whole k-tiles. PB = 2: k-blocks 0 .. KB - 1 alternate between pa and
     // pb, the wgmma of k-block j + 1 in flight while k-block j is folded. PB
-    // = 1: one k-block at a time (the other consumer warpgroup fills the gaps).
+    // = 1: one k-block at a time, the next one's factors loaded during its wgmma
+    // (the other consumer warpgroup fills the gaps).
     for (std::int64_t kt = 0; kt < full_kt; ++kt) {
       std::uint32_t sa16, sb16;
       const std::uint8_t* f = stage(sa16, sb16);
@@ -403,9 +397,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
         Pre x = prefetch(f, 0);
 #pragma unroll
         for (int j = 0; j < L::KB - 1; ++j)
-          if (j < nj) {
-            x = step_pb1(f, sa16, sb16, j, x, j + 1 < nj);
-          }
+          if (j < nj) x = step_pb1(f, sa16, sb16, j, x, j + 1 < nj);
       } else {  // a loop (unrolled, ptxas spilled here with PB 2)
         for (int j = 0; j < nj; ++j) {
           const Pre x = prefetch(f, j);
@@ -465,21 +457,6 @@ bool launch_cfg(const Mxfp8GemmArgs& x, cudaStream_t stream) {
 
 }  // namespace
 
-bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream) {
-  // TUNING ONLY (removed before the final commit): MXK_FP8WS=1..N picks a variant.
-  static const int v = [] {
-    const char* e = std::getenv("MXK_FP8WS");
-    return e ? std::atoi(e) : 0;
-  }();
-  switch (v) {
-    case 1: return launch_cfg<cfg::Fp8WsT<2, 1, 4, 6, 56, 224, 0, 1>>(x, stream);
-    case 2: return launch_cfg<cfg::Fp8WsT<2, 1, 4, 6, 56, 224, 0, 2>>(x, stream);
-    case 3: return launch_cfg<cfg::Fp8WsT<2, 1, 4, 6, 56, 224, 0, 3>>(x, stream);
-    case 4: return launch_cfg<cfg::Fp8WsT<2, 2, 2, 6, 56, 224, 1>>(x, stream);
-    case 5: return launch_cfg<cfg::Fp8WsT<2, 1, 2, 6, 56, 224, 0>>(x, stream);
-    case 6: return launch_cfg<cfg::Fp8WsT<2, 1, 4, 6, 56, 224, 1>>(x, stream);
-    default: return launch_cfg<cfg::Fp8Ws>(x, stream);
-  }
-}
+bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::Fp8Ws>(x, stream); }
 
 }  // namespace mxk::gemm
