@@ -20,8 +20,9 @@ struct Fp8Large {  // M > 64: 128 x 128 tiles, two warpgroups overlap wgmma and 
 // a producer warpgroup (TMA, scale factors) and NC consumer warpgroups of 64
 // rows, each with acc (64 fp32) and PB p buffers of 64; ST stages, RS code
 // stages; PF of the 8 float4 groups of column factors of a k-block loaded
-// before the wait for its p (the rest in its fold); HINT: barrier waits with a
-// suspend-time hint (0 none, 1 the producer's, 2 all).
+// before the wait for its p (PB 2) or while the wgmma of the k-block before it
+// runs (PB 1), the rest in its fold; HINT: barrier waits with a suspend-time
+// hint (0 none, 1 the producer's, 2 all).
 template <int NC_, int PB_, int PF_, int ST_, int PRODUCER_REGS_, int CONSUMER_REGS_, int HINT_>
 struct Fp8WsT {
   static constexpr int NC = NC_, PB = PB_, PF = PF_, ST = ST_, RS = 4, GROUP = 8, HINT = HINT_;
@@ -31,10 +32,15 @@ struct Fp8WsT {
 // the earlier non-persistent kernel with the factors read inside the fold
 // 370; p in halves of 64 columns 323; NC 3 with halves (152 registers) 346.
 // Factors read before the wait (not persistent): PF 2 409, PF 1 403, PF 4
-// (20 B spill) 383, PB 1 PF 8 415. Persistent: PB 2 PF 2 HINT 1 418 (this),
+// (20 B spill) 383, PB 1 PF 8 415. Persistent: PB 2 PF 2 HINT 1 418,
 // HINT 0 421, HINT 2 411 (one call each), PB 1 PF 8
-// 338 (spills). NC 3 spills at any PF.
-using Fp8Ws = Fp8WsT<2, 2, 2, 6, 56, 224, 1>;
+// 338 (spills). NC 3 spills at any PF. Run 12 f8 (gemm-fp8.md, two calls,
+// main's kernel 420.4 / 418.4 in the same calls): PB 1 PF 4 with the next
+// k-block's factors loaded during the wgmma 432.3 / 430.9 (this), HINT 1
+// 429.7; PB 2 PF 2 HINT 1 with the stepped code pointers 414.0 / 412.0; PB 1
+// with s = sa * sb computed during the wgmma (PF 0) 422.2. PB 1 spills at
+// PF 2 (40 B) and PF 8 (556-684 B), not at PF 4.
+using Fp8Ws = Fp8WsT<2, 1, 4, 6, 56, 224, 0>;
 struct Fp8Small {  // M <= 64 (decode): 64 x 64 tiles, more blocks
   static constexpr int NWG = 1, BN = 64, ST = 6, GROUP = 1;
 };

@@ -9,14 +9,16 @@
 // - warpgroup 0, the producer: one thread loads the k-tiles of A (BM rows)
 //   and B (128 rows), 128 bytes of K each, by TMA with the 128-byte swizzle
 //   into stage s (zero fill past M, N and K); all 128 threads copy the scale
-//   codes (one word of 4 k-blocks per row of A and of B) by cp.async RS - 1
-//   k-tiles ahead (across tile boundaries), turn those of stage s into fp32
-//   powers of two, and arrive on full[s]; it runs on into the next tile while
-//   the consumers store the last one;
+//   codes (one word of 4 k-blocks per row of A and of B, from an address
+//   stepped per k-tile) by cp.async RS - 1 k-tiles ahead (across tile
+//   boundaries), turn those of stage s into fp32 powers of two, and arrive on
+//   full[s]; it runs on into the next tile while the consumers store the last;
 // - warpgroups 1 .. NC, the consumers: 64 rows each; per k-block one wgmma
-//   into one of two p buffers (PB = 2) and the FMUL + FFMA of the fold while
-//   the next k-block's wgmma runs, the factors of a k-block read before the
-//   wait for its p; the stage released on empty[s] once its last fold is done.
+//   into p and the FMUL + FFMA of the fold. PB = 1 (cfg::Fp8Ws): the factors
+//   of k-block j + 1 are loaded while the wgmma of j runs, the two consumer
+//   warpgroups' wgmmas and folds interleave; PB = 2: two p buffers, the fold
+//   of j while the wgmma of j + 1 runs. The stage is released on empty[s]
+//   once its last fold is done.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -151,24 +153,45 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
     auto* codes = reinterpret_cast<std::uint32_t*>(smem + L::CODES0);
     // Two walks over (tile, k-tile): `ld` copies scale codes RS - 1 k-tiles
     // ahead of `at`, which fills the stages.
+    // `ld` also keeps the address of the code word of each row it copies
+    // (A rows tid + 128 i, B row tid) for its k-tile; where that word is one
+    // aligned word (vsc) the next k-tile's is a fixed step on (4 bytes dense,
+    // 512 tcgen05). Addresses as integers: rows past M / N are never read.
     struct Walk {
       std::int64_t t, kt, m0, n0;
+      std::uint64_t qa[AR], qb;
     };
-    auto start = [&](Walk& x) {
+    const std::uint64_t step_a = p.tc_a ? 512u : 4u, step_b = p.tc_b ? 512u : 4u;
+    auto at_tile = [&](Walk& x, bool addr) {
+      origin(x.t, x.m0, x.n0);
+      if (addr) {
+#pragma unroll
+        for (int i = 0; i < AR; ++i)
+          x.qa[i] = reinterpret_cast<std::uint64_t>(p.sa) +
+                    static_cast<std::uint64_t>(scale_off(p.tc_a, x.m0 + tid + 128 * i, 0, p.nkb));
+        x.qb = reinterpret_cast<std::uint64_t>(p.sb) + static_cast<std::uint64_t>(scale_off(p.tc_b, x.n0 + tid, 0, p.nkb));
+      }
+    };
+    auto start = [&](Walk& x, bool addr) {
       x.t = blockIdx.x;
       x.kt = 0;
-      if (x.t < total) origin(x.t, x.m0, x.n0);
+      if (x.t < total) at_tile(x, addr);
     };
-    auto advance = [&](Walk& x) {
+    auto advance = [&](Walk& x, bool addr) {
+      if (addr) {
+#pragma unroll
+        for (int i = 0; i < AR; ++i) x.qa[i] += step_a;
+        x.qb += step_b;
+      }
       if (++x.kt == nkt) {
         x.kt = 0;
         x.t += gridDim.x;
-        if (x.t < total) origin(x.t, x.m0, x.n0);
+        if (x.t < total) at_tile(x, addr);
       }
     };
     Walk ld, at;
-    start(ld);
-    start(at);
+    start(ld, true);
+    start(at, false);
     if (nkt == 0) ld.t = at.t = total;  // K = 0: nothing to load
     Ring<C::RS> lr, cr;  // code ring: next slot to load, slot of `at`
     auto load_codes = [&]() {
@@ -177,10 +200,22 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
 #pragma unroll
         for (int i = 0; i < AR; ++i) {
           const int r = tid + 128 * i;
-          if (r < BM && ld.m0 + r < p.m) load_codes4(c + r, p.sa, p.tc_a, p.vsc_a, ld.m0 + r, ld.kt * L::KB, p.nkb);
+          if (r < BM && ld.m0 + r < p.m) {
+            if (p.vsc_a) {
+              cp_async4(c + r, reinterpret_cast<const void*>(ld.qa[i]));
+            } else {
+              load_codes4(c + r, p.sa, p.tc_a, p.vsc_a, ld.m0 + r, ld.kt * L::KB, p.nkb);
+            }
+          }
         }
-        if (ld.n0 + tid < p.n) load_codes4(c + BM + tid, p.sb, p.tc_b, p.vsc_b, ld.n0 + tid, ld.kt * L::KB, p.nkb);
-        advance(ld);
+        if (ld.n0 + tid < p.n) {
+          if (p.vsc_b) {
+            cp_async4(c + BM + tid, reinterpret_cast<const void*>(ld.qb));
+          } else {
+            load_codes4(c + BM + tid, p.sb, p.tc_b, p.vsc_b, ld.n0 + tid, ld.kt * L::KB, p.nkb);
+          }
+        }
+        advance(ld, true);
       }
       cp_async_commit();
       lr.next();
@@ -189,11 +224,11 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
     for (int s = 0; s < C::RS - 1; ++s) load_codes();
     const int ob = ((tid >> 1) & 3) * L::SBW + 2 * (tid >> 3) + (tid & 1);  // B row tid's permuted slot
     Ring<C::ST> st;
-    for (std::int64_t q = 0; at.t < total; ++q) {
+    for (bool again = false; at.t < total;) {
       const int s = st.s;
       cp_async_wait<C::RS - 2>();  // codes of `at` landed (each thread reads only what it copied)
       load_codes();
-      if (q >= C::ST) wait_bar<C::HINT>(&empty[s], st.phase ^ 1u);  // the consumers are done with stage s
+      if (again) wait_bar<C::HINT>(&empty[s], st.phase ^ 1u);  // the consumers are done with stage s
       if (tid == 0) {
         mbar_arrive_tx(&full[s], L::A_BYTES + L::B_BYTES);
         const auto k0 = static_cast<std::int32_t>(at.kt * 128);
@@ -223,8 +258,9 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       for (int j = 0; j < L::KB; ++j) fb[j * 4 * L::SBW + ob] = v[j];
       mbar_arrive(&full[s]);
       st.next();
+      again |= st.s == 0;  // from the second pass over the stages on, wait for `empty`
       cr.next();
-      advance(at);
+      advance(at, false);
     }
     cp_async_wait_all();
     return;
@@ -283,6 +319,15 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       }
     }
   };
+  // PB = 1: k-block j, with the factors of k-block j + 1 (if `more`) loaded
+  // while its wgmma runs; returns those.
+  auto step_pb1 = [&](const std::uint8_t* f, std::uint32_t sa16, std::uint32_t sb16, int j, const Pre& x, bool more) {
+    mma(sa16, sb16, j, pa);
+    const Pre xn = prefetch(f, more ? j + 1 : j);
+    wgmma_wait<0>();
+    fold(f, j, x, pa);
+    return xn;
+  };
   // The stage of the next k-tile: its descriptor offsets and factors, once full.
   Ring<C::ST> st;
   auto stage = [&](std::uint32_t& sa16, std::uint32_t& sb16) {
@@ -308,18 +353,15 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
     }
     // Whole k-tiles. PB = 2: k-blocks 0 .. KB - 1 alternate between pa and
     // pb, the wgmma of k-block j + 1 in flight while k-block j is folded. PB
-    // = 1: one k-block at a time (the other consumer warpgroup fills the gaps).
+    // = 1: one k-block at a time, the next one's factors loaded during its wgmma
+    // (the other consumer warpgroup fills the gaps).
     for (std::int64_t kt = 0; kt < full_kt; ++kt) {
       std::uint32_t sa16, sb16;
       const std::uint8_t* f = stage(sa16, sb16);
       if constexpr (C::PB == 1) {
+        Pre x = prefetch(f, 0);
 #pragma unroll
-        for (int j = 0; j < L::KB; ++j) {
-          const Pre x = prefetch(f, j);
-          mma(sa16, sb16, j, pa);
-          wgmma_wait<0>();
-          fold(f, j, x, pa);
-        }
+        for (int j = 0; j < L::KB; ++j) x = step_pb1(f, sa16, sb16, j, x, j + 1 < L::KB);
       } else {
         mma(sa16, sb16, 0, pa);
         [&]<int... J>(std::integer_sequence<int, J...>) {
@@ -351,11 +393,18 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) mxfp8_ws_kernel(const
       std::uint32_t sa16, sb16;
       const std::uint8_t* f = stage(sa16, sb16);
       const int nj = static_cast<int>(p.nkb - full_kt * L::KB);
-      for (int j = 0; j < nj; ++j) {
-        const Pre x = prefetch(f, j);
-        mma(sa16, sb16, j, pa);
-        wgmma_wait<0>();
-        fold(f, j, x, pa);
+      if constexpr (C::PB == 1) {  // unrolled and guarded (a loop over nj made ptxas spill with PB 1)
+        Pre x = prefetch(f, 0);
+#pragma unroll
+        for (int j = 0; j < L::KB - 1; ++j)
+          if (j < nj) x = step_pb1(f, sa16, sb16, j, x, j + 1 < nj);
+      } else {  // a loop (unrolled, ptxas spilled here with PB 2)
+        for (int j = 0; j < nj; ++j) {
+          const Pre x = prefetch(f, j);
+          mma(sa16, sb16, j, pa);
+          wgmma_wait<0>();
+          fold(f, j, x, pa);
+        }
       }
       release();
     }
