@@ -233,6 +233,90 @@ TEST(GpuGateSanitizer, RowStream) {
   }
 }
 
+// k_rowstream's light first wave (run 12 ramp; common/row_select.hpp
+// g_stream_head = 10000 * D + 100 * S + A: S slots of sm_count CTAs, slot
+// s's CTAs A + D * s items each, A and the slots clamped to the CTA's
+// warps x chunks, -1 none, 0 automatic) and the k_rowstream shape probes,
+// restored on exit.
+struct ForceStream {
+  ForceStream(int head, int warps, int split) {
+    mxk::detail::g_row_kernel.store(2);
+    mxk::detail::g_nvfp4_pass.store(1);
+    mxk::detail::g_stream_head.store(head);
+    mxk::detail::g_stream_warps.store(warps);
+    mxk::set_work_split(split);
+  }
+  ~ForceStream() {
+    mxk::detail::g_row_kernel.store(0);
+    mxk::detail::g_nvfp4_pass.store(0);
+    mxk::detail::g_stream_head.store(0);
+    mxk::detail::g_stream_warps.store(0);
+    mxk::set_work_split(0);
+  }
+};
+
+// k_rowstream with and without a light head on 1100 x 4100 (5 chunks per
+// row for 16-bit inputs, 9 for f32, the last ragged): the automatic head
+// (8 warps x 1 chunk, MXFP8 / MXINT8), none, heads of 1, 4 and 5 items
+// (light CTAs with idle warps, a ragged chunk inside a light CTA), a head
+// as large as the tensor allows (8 slots x 8 items: every SM's first CTAs),
+// an item count above the span (clamped), heads in the 2 x 2 shape
+// (a light CTA's warp 0 takes two items) and under a forced split 3 (A <
+// span: the light CTA's warps stop after their first item), and stepped
+// heads (2 + 2s items, 1 + s, 3 + 3s: a slot dropped, 2 + s in 2 x 2).
+TEST(GpuGateRow, StreamHeadBytesEqualReference) {
+  REQUIRE_GPU();
+  struct Case {
+    int head, warps, split;
+  };
+  std::uint64_t seed = 9100;
+  for (const char* name : {"mxfp8_e4m3", "mxint8", "mxfp4", "nvfp4"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
+      const gate::Input in = gate::make_input(gate::Dist::special, t, 1, 1100, 4100, r.elem, seed++);
+      for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+        for (mx::Packing pk : gate::kPackings) {
+          const mx::QuantizeOptions o = gate::opts_of(c, pk);
+          const mx::Quantized want = mx::quantize(r, in.view(), o);
+          for (const Case& k : {Case{0, 0, 0}, Case{-1, 0, 0}, Case{401, 8, 0}, Case{404, 8, 0}, Case{205, 8, 0},
+                                Case{808, 8, 0}, Case{150, 8, 0}, Case{403, 2, 2}, Case{405, 8, 3}, Case{20202, 8, 0},
+                                Case{10401, 8, 0}, Case{30303, 8, 0}, Case{10202, 2, 2}}) {
+            const ForceStream force(k.head, k.warps, k.split);
+            ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want), "")
+                << name << " " << mx::in_type_name(t) << " " << c.name << " head " << k.head << " warps " << k.warps
+                << " split " << k.split << (pk == mx::Packing::container8 ? " container8" : " packed");
+          }
+        }
+      }
+    }
+  }
+}
+
+// compute-sanitizer subset: k_rowstream with light heads on a small ragged
+// tensor (2 x 5 x 9256: 100 items for 16-bit inputs): 8 warps with heads
+// of 3 items (33 light CTAs, then one CTA with one active warp) and 8 items
+// over 8 slots and 1 + s items over 4 (the head holds every item), and
+// the 2 x 2 shape with a 3-item and a stepped (2 + 2s) head.
+TEST(GpuGateSanitizer, RowStreamHead) {
+  REQUIRE_GPU();
+  struct Case {
+    int head, warps, split;
+  };
+  for (const char* name : {"mxfp8_e4m3", "mxint8"}) {
+    const mx::Recipe r = mx::parse_recipe(name);
+    for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
+      const gate::Input in = gate::make_input(gate::Dist::special, t, 2, 5, 9256, r.elem, 4300);
+      const mx::QuantizeOptions o = gate::opts_of(gate::kCfgs[0]);
+      const mx::Quantized want = mx::quantize(r, in.view(), o);
+      for (const Case& k : {Case{103, 8, 0}, Case{808, 8, 0}, Case{103, 2, 2}, Case{10401, 8, 0}, Case{20202, 2, 2}}) {
+        const ForceStream force(k.head, k.warps, k.split);
+        ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want), "")
+            << name << " " << mx::in_type_name(t) << " head " << k.head << " warps " << k.warps << " split " << k.split;
+      }
+    }
+  }
+}
+
 // k_rowtile (8-bit codes, 16-bit inputs, packed, tcgen05 scales, whole
 // 128 x 64 tiles, at least 4 tiles per SM; nothing smaller in the gate
 // reaches it): 1152 x 4096 (576 tiles) and a batch 4 x 192 x 7168 (672
