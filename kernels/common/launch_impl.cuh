@@ -209,37 +209,6 @@ void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, 
         "nvfp4 one-pass kernel launch (cooperative)");
 }
 
-// k_rowstream's light head (rowwise.cuh, kStreamHeadQ) and its grid for
-// `items` items, full CTAs of `span` items: the probe g_stream_head's value
-// fh (-1 none, 10000 * D + 100 * S + A) or, where fh == 0 and `automatic`,
-// the knobs kStreamHeadSlots / Items / Step; A is clamped to [1, span],
-// and slots whose CTAs would take more than span items are dropped.
-inline dev::StreamHead stream_head(int fh, bool automatic, std::int64_t span, std::int64_t items, std::int64_t& grid) {
-  dev::StreamHead h{device_sm_count(), 0, 1, 0};
-  if (fh > 0) {
-    h.slots = fh / 100 % 100;
-    h.a0 = fh % 100;
-    h.da = fh / 10000;
-  } else if (fh == 0 && automatic) {
-    h.slots = dev::kStreamHeadSlots;
-    h.a0 = dev::kStreamHeadItems;
-    h.da = dev::kStreamHeadStep;
-  }
-  h.a0 = static_cast<int>(std::clamp<std::int64_t>(h.a0, 1, span));
-  while (h.slots > 0 && h.a0 + std::int64_t{h.da} * (h.slots - 1) > span) --h.slots;
-  // CTAs: up to the one whose items reach the end
-  std::int64_t lo = 0, n = 0;
-  h.cta(std::int64_t{h.slots} * h.sm, span, lo, n);  // the first full CTA
-  grid = 0;
-  if (items > lo) {
-    grid = std::int64_t{h.slots} * h.sm + (items - lo + span - 1) / span;
-  } else if (items > 0) {
-    do h.cta(grid++, span, lo, n);
-    while (lo + n < items);
-  }
-  return h;
-}
-
 // k_rowtile where it applies (8-bit codes of large 16-bit tensors made of
 // whole 128 x 64 tiles, tcgen05 scales), else k_rowstream or the ring by
 // scale layout (kRowStreamDense/Tcgen05) and, for MXFP6 / MXFP4, size
@@ -283,7 +252,7 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   // per warp; where that leaves under kStreamMinCtasPerSm CTAs per SM (small
   // tensors want every SM busy), kStreamWarpsSmall warps, then one chunk.
   // The forced split (mxk::set_work_split) and g_stream_warps (a probe)
-  // override either (g_stream_warps also turns the automatic light head off).
+  // override either.
   const std::int64_t items = rows * nch;
   const std::int64_t min_ctas = static_cast<std::int64_t>(dev::kStreamMinCtasPerSm) * device_sm_count();
   std::int64_t cpw = forced > 0 ? forced : dev::kStreamChunksQ<Q>;
@@ -291,13 +260,10 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   int nw = fw > 0 ? std::min(fw, dev::kStreamWarps) : dev::kStreamWarpsQ<Q>;
   if (fw <= 0 && (items + nw * cpw - 1) / (nw * cpw) < min_ctas) nw = dev::kStreamWarpsSmall;
   if (forced <= 0 && (items + nw * cpw - 1) / (nw * cpw) < min_ctas) cpw = 1;
-  const std::int64_t span = nw * cpw;
-  std::int64_t grid = 0;
-  const dev::StreamHead h = stream_head(g_stream_head.load(), dev::kStreamHeadQ<Q> && fw <= 0 && nw == dev::kStreamWarps,
-                                        span, items, grid);
+  const std::int64_t grid = (items + nw * cpw - 1) / (nw * cpw);
   if (grid > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many row chunks for one launch");
   launch_quant_kernel<Q>(dev::k_rowstream<In, Q>, dim3(static_cast<unsigned>(grid)), dim3(static_cast<unsigned>(32 * nw)),
-                         s, x, p, nch, static_cast<int>(cpw), h);
+                         s, x, p, nch, static_cast<int>(cpw));
 }
 
 // The colwise/fused stream kernel (col_stream.cuh) takes 16-bit MX inputs

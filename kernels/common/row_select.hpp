@@ -10,11 +10,6 @@
 //   g_stream_warps (probes only, e.g. bench/results/h100-tail/stamps.cu):
 //     k_rowstream's warps per CTA, 0 = automatic (kStreamWarpsQ, or
 //     kStreamWarpsSmall on small grids), else 1..8;
-//   g_stream_head (probes and the gate): k_rowstream's light first wave,
-//     0 = automatic (kStreamHeadQ, kStreamHeadSlots / Items / Step in the
-//     kStreamWarps shape), -1 = none, else 10000 * D + 100 * S + A: S
-//     slots of sm_count CTAs, slot s's CTAs A + D * s items each (A and the
-//     slots clamped to the CTA's warps x chunks);
 //   g_nvfp4_pass (mxbench --nvfp4-pass): NVFP4 rowwise, 0 = by size
 //     (kNvfp4OnePassMaxElems), 1 = always amax pass + quantize pass,
 //     2 = always the one-pass kernel.
@@ -27,5 +22,4 @@ inline std::atomic<int> g_row_kernel{0};
 inline std::atomic<int> g_ring_order{0};
 inline std::atomic<int> g_nvfp4_pass{0};
 inline std::atomic<int> g_stream_warps{0};
-inline std::atomic<int> g_stream_head{0};
 }  // namespace mxk::detail

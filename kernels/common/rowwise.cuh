@@ -121,41 +121,6 @@ template <class Q>
 constexpr int kStreamWarpsQ = kRowStreamSmall<Q> ? 2 : kStreamWarps;
 template <class Q>
 constexpr int kStreamChunksQ = kRowStreamSmall<Q> ? 2 : kStreamChunks;
-// k_rowstream's first wave (run 12 ramp, issue 9 at 8192x7168): at t = 0
-// every resident CTA loads its items at once and none stores until they
-// arrive (the "head" of bench/results/README.md "run 12 tail": first-wave
-// CTAs 5.2 us against 3.9 in the steady state). With a light head the
-// first kStreamHeadSlots * sm_count CTAs (the first wave's slots, slot s =
-// CTAs s * sm_count .. + sm_count - 1) take kStreamHeadItems +
-// s * kStreamHeadStep items each (their other warps exit at once), the rest
-// the full nw * cpw: fewer bytes requested at t = 0, so stores start sooner,
-// and (with a step) light CTAs that finish at different times. For the
-// formats of kStreamHeadQ in the automatic kStreamWarps shape (the
-// launcher; the probe g_stream_head forces any head).
-template <class Q>
-constexpr bool kStreamHeadQ = kStreamDenseMx<Q>;  // MXFP8, MXINT8 (dense scales)
-constexpr int kStreamHeadSlots = 4;  // light CTAs per SM (0: no light head)
-constexpr int kStreamHeadItems = 4;  // items (chunks) of a slot-0 light CTA
-constexpr int kStreamHeadStep = 0;   // more items per slot
-// One launch's head: slots * sm CTAs, CTA s * sm + r (r < sm) of slot s
-// takes a0 + da * s items (at most the full CTA's); slots = 0: none.
-struct StreamHead {
-  int sm, slots, a0, da;
-  // CTA b's first item and item count (the items [lo, lo + n) before the end)
-  __host__ __device__ __forceinline__ void cta(int64_t b, int64_t span, int64_t& lo, int64_t& n) const {
-    const int64_t hc = static_cast<int64_t>(slots) * sm;
-    if (b < hc) {
-      const int s = static_cast<int>(b) / sm;
-      n = a0 + static_cast<int64_t>(da) * s;
-      lo = static_cast<int64_t>(sm) * (static_cast<int64_t>(a0) * s + static_cast<int64_t>(da) * s * (s - 1) / 2) +
-           (b - static_cast<int64_t>(s) * sm) * n;
-    } else {
-      n = span;
-      lo = static_cast<int64_t>(sm) * (static_cast<int64_t>(a0) * slots + static_cast<int64_t>(da) * slots * (slots - 1) / 2) +
-           (b - hc) * span;
-    }
-  }
-};
 // tile kernel (k_rowtile): 16-bit inputs, MX blocks, 8-bit codes (MXFP8,
 // MXINT8), packed, 128 x 64 tiles (the colwise stream kernel's walk and
 // loads, col_stream.cuh), one per CTA; used for the scale layouts that
@@ -334,32 +299,27 @@ __device__ __forceinline__ void item_rc(int64_t it, int64_t items, int64_t nch, 
 }
 
 // Items are (row, chunk) pairs in row-major order, nch chunks per row (a
-// flat walk: no idle warps when K is not a multiple of the CTA's span).
-// CTA b owns the items [lo, lo + n) of StreamHead::cta: nw*cpw (nw =
-// blockDim.x / 32) or, in the light head, fewer; warp w converts items
-// lo + w, lo + w + nw, ... of them, so at each step the CTA's warps cover
-// nw consecutive chunks (a light CTA's warps w >= n exit at once).
+// flat walk: no idle warps when K is not a multiple of the CTA's span). CTA
+// b owns items [b*nw*cpw, (b+1)*nw*cpw), nw = blockDim.x / 32; its warp w
+// converts items b*nw*cpw + k*nw + w, k < cpw, so at each step the CTA's
+// warps cover nw consecutive chunks.
 // (The kernels' bodies are device functions so that a probe can wrap them,
-// e.g. with per-CTA time stamps: bench/results/h100-ramp/stamps.cu.)
+// e.g. with per-CTA time stamps: bench/results/h100-tail/stamps.cu.)
 template <class In, class Q>
-__device__ __forceinline__ void rowstream_body(const In* __restrict__ x, const Params& p, int64_t nch, int cpw,
-                                               const StreamHead& h) {
+__device__ __forceinline__ void rowstream_body(const In* __restrict__ x, const Params& p, int64_t nch, int cpw) {
   const int lane = threadIdx.x & 31;
   const int nw = static_cast<int>(blockDim.x >> 5);
   const int64_t items = p.batch * p.M * nch;
-  int64_t lo, n;
-  h.cta(blockIdx.x, static_cast<int64_t>(nw) * cpw, lo, n);
-  const int64_t hi = min(items, lo + n);
-  int64_t it = lo + (threadIdx.x >> 5);
-  if (it >= hi) return;  // warp-uniform
+  int64_t it = static_cast<int64_t>(blockIdx.x) * nw * cpw + (threadIdx.x >> 5);
+  if (it >= items) return;  // warp-uniform
   wait_prior_grid<Q>();
   const typename Q::State st = Q::prepare(p);
   int64_t row, c;
   item_rc(it, items, nch, row, c);
-  for (;;) {
+  for (int k = 0;; ++k) {
     row_item<In, Q>(x, p, st, row, c, lane);
     it += nw;
-    if (it >= hi) break;
+    if (k + 1 >= cpw || it >= items) break;
     c += nw;  // the warp's next item, nw chunks on
     while (c >= nch) {
       c -= nch;
@@ -369,8 +329,8 @@ __device__ __forceinline__ void rowstream_body(const In* __restrict__ x, const P
 }
 template <class In, class Q>
 __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* __restrict__ x, Params p, int64_t nch,
-                                                                    int cpw, StreamHead h) {
-  rowstream_body<In, Q>(x, p, nch, cpw, h);
+                                                                    int cpw) {
+  rowstream_body<In, Q>(x, p, nch, cpw);
 }
 
 // ---- k_rowwise (cp.async ring) --------------------------------------------------

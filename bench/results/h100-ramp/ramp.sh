@@ -8,7 +8,8 @@
 # stamped, event-time head sweep); then the gate (rowwise, colwise stream,
 # MXFP8 / MXINT8 recipes, errors, poison, empty, large) with
 # compute-sanitizer memcheck + racecheck on GpuGateSanitizer.*:GpuGateErrors.*
-# beside it. Everything in $OUT, summary.txt last.
+# beside it. Everything in $OUT, summary.txt last. Call 1 ran it with the
+# overlay of commit 1 on wip/ramp (the light head, now h100-ramp/head.patch).
 #   run(command="bash .devrun/ramp/overlay/bench/results/h100-ramp/ramp.sh", carry=[".devrun/ramp", ".gtest-src"], timeout_s=230)
 set -uo pipefail
 O=${OUT:-/tmp/ramp-out}; mkdir -p "$O"; L=/tmp/ramp-logs; mkdir -p "$L"

@@ -1,6 +1,9 @@
 // stamps.cu - scratch probe for run 12 ramp (issue 9: the first wave's
 // ramp of k_rowstream; not part of any build), adapted from run 12 tail's
-// bench/results/h100-tail/stamps.cu. Built on the device (ramp.sh):
+// bench/results/h100-tail/stamps.cu. It needs the light-head code of
+// h100-ramp/head.patch (StreamHead, detail::stream_head, g_stream_head;
+// measured in call 1 and not kept: `git apply bench/results/h100-ramp/head.patch`
+// on main e8c40c5 first). Built on the device (ramp.sh):
 //   nvcc -std=c++20 --ftz=false --prec-div=true --prec-sqrt=true --fmad=false --expt-relaxed-constexpr
 //        -arch=sm_90a -Ikernels -Ikernels/include -Ireference/include bench/results/h100-ramp/stamps.cu -o stamps
 // For 16384^2 and 8192x7168 bf16 (buffers rotating as mxbench rotates
