@@ -128,12 +128,15 @@ inline bool w4_rs_two_wg(std::int64_t blocks, int sms) { return 2 * blocks > sms
 // P = 0, the flat form: a block = TR weight tiles x TG token groups, every
 // warp widens its own tile; P > 0: one weight tile, P producer warps (each
 // owning every P-th k-tile: copy, widen, mbarrier hand-over) for TG consumer
-// warps that only run the mmas. FORM names it (decode_cols 2000 + FORM).
-template <int TR_, int TG_, int NT_, int P_ = 0>
+// warps that only run the mmas (with one consumer and P >= 4 it runs alone on
+// an SM sub-partition, the producers two to each of the others). FORM names
+// it (decode_cols 2000 + FORM; P = 5, 6: 1011, 1111).
+template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false>
 struct W4Mma {
   static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256;
+  static constexpr bool DEEP = DEEP_;  // P > 0: the consumer's loads 3 chunks of steps ahead (FORM + 4000)
   static constexpr int SMEM = (P_ > 0 ? 227 : 220) * 1024;  // one block per SM
-  static constexpr int FORM = P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_;
+  static constexpr int FORM = (P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_) + (DEEP_ ? 4000 : 0);
 };
 // Blocks of 4 weight tiles give half the SMs a block (N = 7168: 112 blocks).
 inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 4 >= sms / 2; }
@@ -143,10 +146,13 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 // 7168): M = 1 811 17.07 (911 17.46, 821 18.87, 711 20.74); M = 8 811 16.51;
 // M = 16 812 17.96 (821 18.60, 912 18.86, 712 22.28); M = 32 814 21.19; M = 64
 // 724 34.40 (814 37.57, 224 38.57; the wgmma kernel 34.16 is taken there).
+// Run 13 (dec): N = 2048 with M <= 8 1111 (6 producers, two per SM sub-
+// partition, the consumer alone), M <= 16 912 (4 producers, the consumer
+// alone); see bench/results/gemm-decode.md "run 13 dec".
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
-  if (m <= 8) return wide ? 411 : 811;
-  if (m <= 16) return wide ? 412 : 812;
+  if (m <= 8) return wide ? 411 : 1111;
+  if (m <= 16) return wide ? 412 : 912;
   if (m <= 32) return wide ? 418 : 814;
   return wide ? 418 : 724;
 }

@@ -86,6 +86,24 @@ struct MmaLayout {
   static constexpr int BSTEP = LOADERS / 8, ASTEP = LOADERS / 32;  // rows between a loader's chunks
   static constexpr int B_PT = (ROWS + BSTEP - 1) / BSTEP, A_PT = (TOK + ASTEP - 1) / ASTEP;
   static constexpr int PB = 0;  // packed B at the start of a stage
+  // Warp roles (warp w runs on SM sub-partition w % 4): the producers are
+  // warps 0 .. P - 1 and the consumers P .., except that with one consumer and
+  // P >= 4 producers the consumer is warp 3, alone on its sub-partition (the
+  // producers two to a sub-partition on the other three).
+  static constexpr bool ALONE = PC && C::TG == 1 && C::P >= 4;
+  static_assert(!ALONE || C::P <= 7, "eight warps at most");
+  // EARLY (OWN = 2: each producer one k-tile of its own ahead): a producer
+  // issues the copy of its next k-tile before it widens the current one, not
+  // after (there the copy's latency was exposed once per own k-tile: P = 6
+  // only 5% faster than P = 3, long-scoreboard stalls per issue 0.97 vs 0.16,
+  // ncu, bench/results/h100-dec/call1).
+  static constexpr bool EARLY = PC && OWN == 2;
+  static_assert(!EARLY || ST == 2 * C::P, "two stages per producer");
+  static __device__ __forceinline__ int producer_of(int w) {  // producer index of warp w, or -1
+    if constexpr (ALONE) return w == 3 ? -1 : w < 3 ? w : w - 1;
+    return w < C::P ? w : -1;
+  }
+  static __device__ __forceinline__ int consumer_of(int w) { return ALONE ? 0 : w - C::P; }
   // A row `row`, 16-byte chunk c at ACT + row RA + 16 c; the widened fragment
   // of step s of lane l at WB + 512 s + 16 l (gemm_w4a16_pc.cuh).
   static __device__ __forceinline__ int a_dst(int row, int c) { return ACT + row * RA + 16 * c; }
@@ -93,11 +111,16 @@ struct MmaLayout {
   static __device__ __forceinline__ void store_widened(std::uint8_t* st, int, int s, int l, const std::uint32_t (&a)[4]) {
     *reinterpret_cast<uint4*>(st + WB + s * 512 + 16 * l) = make_uint4(a[0], a[1], a[2], a[3]);
   }
-  // A consumer's register ring: two chunks of CH steps (fragments of B and A)
-  static constexpr int CH = C::NT <= 2 ? 8 : C::NT <= 4 ? 4 : 2, NCH = STEPS / CH;
+  // A consumer's register ring: RING chunks of CH steps (fragments of B and
+  // A), fetched RING - 1 chunks ahead (DEEP: 4 chunks of half the steps, the
+  // loads 3 chunks ahead instead of 1, the same registers).
+  static constexpr int CH = (C::NT <= 2 ? 8 : C::NT <= 4 ? 4 : 2) / (C::DEEP ? 2 : 1), NCH = STEPS / CH;
+  static constexpr int RING = C::DEEP ? 4 : 2;
+  static_assert(NCH % RING == 0 && RING - 1 <= NCH, "ring slots at compile-time indices");
   static_assert(KT % 128 == 0 && KB == 8, "k-tiles of 8 k-blocks (one 16-byte chunk per row and k-block)");
   static_assert(LOADERS % 32 == 0 && ROWS * CW <= LOADERS, "one scale word per loader");
   static_assert(!PC || C::TR == 1, "producer warps serve one weight tile");
+  static_assert(PC || !C::DEEP, "DEEP: a consumer's ring");
   static_assert(B_PT * BSTEP >= ROWS && A_PT * ASTEP >= TOK && BSTEP * 8 == LOADERS && ASTEP * 32 == LOADERS,
                 "chunks per loader");
   static_assert((PC ? OWN >= 2 && 2 * ST * 8 <= STAGES - BARS && NCH % 2 == 0 : ST >= 3) &&
@@ -119,17 +142,16 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)
 
 // The A fragment of k16 step s (of the stage) for this lane: b0 points at
 // byte 2t of row g's packed k-tile, row g + 8 is RS bytes x 8 further; f0, f1
-// their scales. Slots 2t, 2t + 1 take k 4t, 4t + 1 (byte 2t), slots 2t + 8,
-// 2t + 9 take k 4t + 2, 4t + 3 (byte 2t + 1). RAGGED: elements at or past
-// `valid` (of the k-tile) are +0.
+// their scales; lut_a: this lane's copy of the widening table (lut_word).
+// Slots 2t, 2t + 1 take k 4t, 4t + 1 (byte 2t), slots 2t + 8, 2t + 9 take
+// k 4t + 2, 4t + 3 (byte 2t + 1). RAGGED: elements at or past `valid` (of
+// the k-tile) are +0.
 template <int RS, bool RAGGED>
 __device__ __forceinline__ void widen_step(std::uint32_t (&a)[4], const std::uint8_t* b0, int s, std::uint32_t f0,
-                                           std::uint32_t f1, const std::uint8_t* lut, int t, int valid) {
+                                           std::uint32_t f1, std::uint32_t lut_a, int t, int valid) {
   const std::uint32_t x0 = *reinterpret_cast<const std::uint16_t*>(b0 + 8 * s);
   const std::uint32_t x1 = *reinterpret_cast<const std::uint16_t*>(b0 + 8 * RS + 8 * s);
-  auto widen = [&](std::uint32_t byte, std::uint32_t f2) {
-    return mul_bf16x2(*reinterpret_cast<const std::uint32_t*>(lut + 128 * byte), f2);
-  };
+  auto widen = [&](std::uint32_t byte, std::uint32_t f2) { return mul_bf16x2(lut_word(lut_a, byte), f2); };
   a[0] = widen(x0 & 0xFFu, f0);
   a[1] = widen(x1 & 0xFFu, f1);
   a[2] = widen(x0 >> 8, f0);
@@ -159,6 +181,7 @@ __device__ __forceinline__ void mma_tile(const std::uint8_t* st, const std::uint
   const std::uint8_t* const a0 = st + L::ACT + tok * L::RA + 8 * t;  // token g, k 4t .. 4t + 3 (+ 32 s, + 8 RA jn)
   std::uint32_t c0[L::CW], c1[L::CW];
   stage_codes<MmaLayout<C>>(st, row, c0, c1);
+  const std::uint32_t lut_a = shared_addr(lut);
 #pragma unroll
   for (int j = 0; j < L::KB; ++j) {  // k-block j: steps 2j, 2j + 1
     const std::uint32_t f0 = scale_f2(c0, j, stab), f1 = scale_f2(c1, j, stab);
@@ -166,7 +189,7 @@ __device__ __forceinline__ void mma_tile(const std::uint8_t* st, const std::uint
     for (int u = 0; u < 2; ++u) {
       const int s = 2 * j + u;
       std::uint32_t a[4];
-      widen_step<L::RS, RAGGED>(a, b0, s, f0, f1, lut, t, valid);
+      widen_step<L::RS, RAGGED>(a, b0, s, f0, f1, lut_a, t, valid);
 #pragma unroll
       for (int jn = 0; jn < C::NT; ++jn)
         mma_bf16(acc[jn], a, *reinterpret_cast<const uint2*>(a0 + jn * 8 * L::RA + 32 * s));
@@ -311,7 +334,8 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
 
 // The producer/consumer form: one tile of 16 weight rows. Producer warp w
 // (of P) owns the k-tiles w, w + P, .. : it copies its k-tile OWN - 1 ahead
-// (cp.async, each lane its own chunks), waits for its own copies (wait_group,
+// (cp.async, each lane its own chunks; after widening the one before, or with
+// OWN = 2 before it, L::EARLY), waits for its own copies (wait_group,
 // __syncwarp), widens the k-tile into the stage's widened buffer and arrives
 // on the stage's `full` mbarrier (32 arrivals); before it copies into a stage
 // again it waits on the stage's `empty` mbarrier, where every consumer thread
@@ -323,8 +347,8 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
 #ifdef MXK_GEMM_HAVE_WGMMA
   using L = MmaLayout<C>;
   extern __shared__ __align__(128) std::uint8_t smem[];
-  const int tid = static_cast<int>(threadIdx.x), l = tid & 31, w = tid >> 5;
-  const bool producer = w < C::P;
+  const int tid = static_cast<int>(threadIdx.x), l = tid & 31, w = L::producer_of(tid >> 5);
+  const bool producer = w >= 0;
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x / p.mt) * L::ROWS;
   const std::int64_t m0 = static_cast<std::int64_t>(blockIdx.x % p.mt) * L::TOK;
   const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
@@ -351,48 +375,57 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
   if (producer) {
     const std::uint8_t* const lut = smem + 4 * l;
     const std::uint8_t* const stab = smem + L::STAB + 4 * (l >> 2);
-    for (std::int64_t j = 0, kt = w; kt < ntiles; ++j, kt += C::P) {
-      std::uint8_t* const st = stages + (w + C::P * static_cast<int>(j % L::OWN)) * L::STAGE;
-      cp_async_wait<L::OWN - 2>();  // own k-tile j landed (this lane's copies)
-      __syncwarp();                 // .. and the other lanes'
-      const std::int64_t valid = p.k - kt * L::KT;
-      if (valid < L::KT)
-        pc_widen<MmaLayout<C>, true>(st, lut, stab, static_cast<int>(valid));
-      else
-        pc_widen<MmaLayout<C>, false>(st, lut, stab, L::KT);
-      mbar_arrive(full + (st - stages) / L::STAGE);
-      const std::int64_t ktn = kt + C::P * (L::OWN - 1);  // own k-tile j + OWN - 1, in the stage of own k-tile j - 1
+    // own k-tile j + OWN - 1 (k-tile kt + P (OWN - 1)) into the stage of own k-tile j - 1, once the consumers
+    // have released it; one commit group per own k-tile, empty or not
+    auto copy_ahead = [&](std::int64_t j, std::int64_t kt) {
+      const std::int64_t ktn = kt + C::P * (L::OWN - 1);
       if (ktn < ntiles) {
         const int sn = w + C::P * static_cast<int>((j + L::OWN - 1) % L::OWN);
         if (j > 0) mbar_wait(empty + sn, static_cast<std::uint32_t>((ktn - L::ST) / L::ST) & 1u);
         mma_load<MmaLayout<C>>(stages + sn * L::STAGE, p, q, ktn, l);
       }
       cp_async_commit();
+    };
+    for (std::int64_t j = 0, kt = w; kt < ntiles; ++j, kt += C::P) {
+      std::uint8_t* const st = stages + (w + C::P * static_cast<int>(j % L::OWN)) * L::STAGE;
+      if constexpr (L::EARLY) copy_ahead(j, kt);
+      cp_async_wait<L::EARLY ? L::OWN - 1 : L::OWN - 2>();  // own k-tile j landed (this lane's copies)
+      __syncwarp();                                         // .. and the other lanes'
+      const std::int64_t valid = p.k - kt * L::KT;
+      if (valid < L::KT)
+        pc_widen<MmaLayout<C>, true>(st, lut, stab, static_cast<int>(valid));
+      else
+        pc_widen<MmaLayout<C>, false>(st, lut, stab, L::KT);
+      mbar_arrive(full + (st - stages) / L::STAGE);
+      if constexpr (!L::EARLY) copy_ahead(j, kt);
     }
     cp_async_wait_all();
     return;
   }
-  const int tok = 8 * C::NT * (w - C::P);
+  const int tok = 8 * C::NT * L::consumer_of(tid >> 5);
   float acc[C::NT][4];
   mma_init<C::NT>(acc, p, n0, m0 + tok);
   const int wo = L::WB + 16 * l, ao = L::ACT + (tok + (l >> 2)) * L::RA + 8 * (l & 3);
-  PcChunk<C> ring[2];
+  constexpr int D = L::RING - 1;  // chunks fetched ahead
+  PcChunk<C> ring[L::RING];
   if (ntiles > 0) {
     mbar_wait(full, 0u);
-    pc_fetch<C>(ring[0], stages, wo, ao, 0);
+#pragma unroll
+    for (int c = 0; c < D; ++c) pc_fetch<C>(ring[c], stages, wo, ao, c);
   }
   int cur = 0;
   for (std::int64_t kt = 0; kt < ntiles; ++kt) {
     const int next = cur + 1 == L::ST ? 0 : cur + 1;
 #pragma unroll
     for (int c = 0; c < L::NCH; ++c) {
-      if (c + 1 < L::NCH) {
-        pc_fetch<C>(ring[(c + 1) & 1], stages + cur * L::STAGE, wo, ao, c + 1);
+      const int f = c + D;  // the chunk fetched now: of this k-tile, or f - NCH of the next
+      if (f < L::NCH) {
+        pc_fetch<C>(ring[f % L::RING], stages + cur * L::STAGE, wo, ao, f);
       } else if (kt + 1 < ntiles) {
-        mbar_wait(full + next, static_cast<std::uint32_t>((kt + 1) / L::ST) & 1u);
-        pc_fetch<C>(ring[0], stages + next * L::STAGE, wo, ao, 0);
+        if (f == L::NCH) mbar_wait(full + next, static_cast<std::uint32_t>((kt + 1) / L::ST) & 1u);
+        pc_fetch<C>(ring[f % L::RING], stages + next * L::STAGE, wo, ao, f - L::NCH);
       }
-      pc_run<C>(ring[c & 1], acc);
+      pc_run<C>(ring[c % L::RING], acc);
     }
     mbar_arrive(empty + cur);  // after the mmas that read this stage's last fragments
     cur = next;
@@ -434,9 +467,16 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 821: return mma_launch<cfg::W4Mma<1, 2, 1, 3>, BF16>(p, s);
     case 911: return mma_launch<cfg::W4Mma<1, 1, 1, 4>, BF16>(p, s);
     case 912: return mma_launch<cfg::W4Mma<1, 1, 2, 4>, BF16>(p, s);
+    case 1011: return mma_launch<cfg::W4Mma<1, 1, 1, 5>, BF16>(p, s);
+    case 1111: return mma_launch<cfg::W4Mma<1, 1, 1, 6>, BF16>(p, s);
+    case 4811: return mma_launch<cfg::W4Mma<1, 1, 1, 3, true>, BF16>(p, s);
+    case 4812: return mma_launch<cfg::W4Mma<1, 1, 2, 3, true>, BF16>(p, s);
+    case 4912: return mma_launch<cfg::W4Mma<1, 1, 2, 4, true>, BF16>(p, s);
+    case 5111: return mma_launch<cfg::W4Mma<1, 1, 1, 6, true>, BF16>(p, s);
     default:
       throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 224 (flat), "
-                                "711, 712, 724, 811, 812, 814, 821, 911, 912 (2, 3, 4 producer warps) "
+                                "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1111 (2 .. 6 producer warps), "
+                                "4811, 4812, 4912, 5111 (the same, consumer loads 3 chunks ahead) "
                                 "(decode_cols 2000 + form)");
   }
 }

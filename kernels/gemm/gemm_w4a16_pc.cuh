@@ -30,6 +30,18 @@ constexpr int cmin(int a, int b) { return a < b ? a : b; }
 #ifdef MXK_GEMM_HAVE_WGMMA
 __device__ __forceinline__ std::uint32_t e2m1_bf16(std::uint32_t c) { return e2m1_f32_bits(c) >> 16; }
 
+// The widening table's word for packed byte `byte` (lut_a: the shared-memory
+// address of this lane's copy): one LEA and one LDS (the pointer form let the
+// compiler split the lane offset out of the base: a multiply, an OR and an add).
+__device__ __forceinline__ std::uint32_t lut_word(std::uint32_t lut_a, std::uint32_t byte) {
+  std::uint32_t v;
+  asm("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(lut_a + (byte << 7)));
+  return v;
+}
+__device__ __forceinline__ std::uint32_t shared_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
 // What loader thread lt copies of every k-tile, fixed for the block: B rows
 // rb + i BSTEP (16 bytes at 16 (lt % 8), one k-block), A rows ra + i ASTEP (8
 // elements at 8 (lt % 32)); vb, va: rows inside N and M. Pointers are formed
@@ -128,6 +140,7 @@ __device__ __forceinline__ void pc_widen(std::uint8_t* st, const std::uint8_t* l
   const int l = static_cast<int>(threadIdx.x) & 31, g = l >> 2, t = l & 3;
   const int row = 16 * tile + g;
   const std::uint8_t* const b0 = st + L::PB + row * L::RS + 2 * t;
+  const std::uint32_t lut_a = shared_addr(lut);
   std::uint32_t c0[L::CW], c1[L::CW];
   stage_codes<L>(st, row, c0, c1);
 #pragma unroll
@@ -145,7 +158,7 @@ __device__ __forceinline__ void pc_widen(std::uint8_t* st, const std::uint8_t* l
 #pragma unroll
     for (int i = 0; i < H; ++i)
 #pragma unroll
-      for (int r = 0; r < 4; ++r) v[i][r] = *reinterpret_cast<const std::uint32_t*>(lut + 128u * x[i][r]);
+      for (int r = 0; r < 4; ++r) v[i][r] = lut_word(lut_a, x[i][r]);
 #pragma unroll
     for (int i = 0; i < H; ++i) {
       std::uint32_t a[4];
