@@ -258,7 +258,7 @@ TEST(GemmGateSanitizer, W4a16Mma) {
   run_w4({13, 24, 2300, kTc, Fmt::fp32, true, 3, 0, 2712}, 34);     // 9 k-tiles over 8 stages, byte loads
   run_w4({2, 24, 3400, kDense, Fmt::bf16, true, 3, 0, 2911}, 35);   // 4 producers: 14 k-tiles over 12 stages, ragged
   run_w4({16, 40, 2560, kTc, Fmt::fp32, false, 3, 0, 2912}, 36);   // 10 whole k-tiles over 8 stages
-  run_w4({3, 40, 6880, kTc, Fmt::bf16, true, 3, 0, 3111}, 37);     // 6 producers: 27 k-tiles over 12 stages, cp.async, ragged
+  run_w4({3, 40, 6880, kTc, Fmt::bf16, true, 3, 0, 3111}, 37);     // 6 producers: 27 k-tiles over 12, cp.async, ragged
   run_w4({1, 24, 1100, kDense, Fmt::fp32, false, 3, 0, 3111}, 38);  // 6 producers, one without a k-tile, byte loads
   run_w4({8, 30, 5120, kDense, Fmt::bf16, false, 3, 0, 3011}, 39);  // 5 producers, 20 whole k-tiles over 10 stages
   run_w4({5, 40, 4100, kTc, Fmt::fp32, true, 3, 0, 6811}, 40);      // consumer ring of 4 chunks: 17 k-tiles, byte loads

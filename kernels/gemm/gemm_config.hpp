@@ -130,13 +130,14 @@ inline bool w4_rs_two_wg(std::int64_t blocks, int sms) { return 2 * blocks > sms
 // owning every P-th k-tile: copy, widen, mbarrier hand-over) for TG consumer
 // warps that only run the mmas (with one consumer and P >= 4 it runs alone on
 // an SM sub-partition, the producers two to each of the others). FORM names
-// it (decode_cols 2000 + FORM; P = 5, 6: 1011, 1111).
+// it (decode_cols 2000 + FORM; P = 5, 6: 1011, 1111; DEEP + 4000).
 template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false>
 struct W4Mma {
   static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256;
   static constexpr bool DEEP = DEEP_;  // P > 0: the consumer's loads 3 chunks of steps ahead (FORM + 4000)
   static constexpr int SMEM = (P_ > 0 ? 227 : 220) * 1024;  // one block per SM
-  static constexpr int FORM = (P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_) + (DEEP_ ? 4000 : 0);
+  static constexpr int FORM =
+      (P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_) + (DEEP_ ? 4000 : 0);
 };
 // Blocks of 4 weight tiles give half the SMs a block (N = 7168: 112 blocks).
 inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 4 >= sms / 2; }
@@ -146,13 +147,17 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 // 7168): M = 1 811 17.07 (911 17.46, 821 18.87, 711 20.74); M = 8 811 16.51;
 // M = 16 812 17.96 (821 18.60, 912 18.86, 712 22.28); M = 32 814 21.19; M = 64
 // 724 34.40 (814 37.57, 224 38.57; the wgmma kernel 34.16 is taken there).
-// Run 13 (dec): N = 2048 with M <= 8 1111 (6 producers, two per SM sub-
-// partition, the consumer alone), M <= 16 912 (4 producers, the consumer
-// alone); see bench/results/gemm-decode.md "run 13 dec".
+// Run 13 dec (h100-dec/call2, us per call, two rounds, cuBLAS bf16 15.32 /
+// 15.32 and 15.27 / 15.06 in the same call): N = 2048, M <= 8: 5111 (6
+// producers two to an SM sub-partition, the consumer alone with its loads 3
+// chunks ahead) 14.95 / 14.93 at M = 1 (1111 17.07 / 16.97, 811 17.32 /
+// 17.15, 4811 17.82 / 17.88); M = 16 stays 812: 18.05 / 18.07 (4812 18.18 /
+// 18.03, 912 18.22 / 18.28, 4912 19.38 / 19.67; 6 producers do not fit 16
+// tokens' stages).
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
-  if (m <= 8) return wide ? 411 : 1111;
-  if (m <= 16) return wide ? 412 : 912;
+  if (m <= 8) return wide ? 411 : 5111;
+  if (m <= 16) return wide ? 412 : 812;
   if (m <= 32) return wide ? 418 : 814;
   return wide ? 418 : 724;
 }

@@ -92,12 +92,14 @@ struct MmaLayout {
   // producers two to a sub-partition on the other three).
   static constexpr bool ALONE = PC && C::TG == 1 && C::P >= 4;
   static_assert(!ALONE || C::P <= 7, "eight warps at most");
-  // EARLY (OWN = 2: each producer one k-tile of its own ahead): a producer
-  // issues the copy of its next k-tile before it widens the current one, not
-  // after (there the copy's latency was exposed once per own k-tile: P = 6
-  // only 5% faster than P = 3, long-scoreboard stalls per issue 0.97 vs 0.16,
-  // ncu, bench/results/h100-dec/call1).
-  static constexpr bool EARLY = PC && OWN == 2;
+  // EARLY (OWN = 2 and P >= 4: each producer one k-tile of its own ahead): a
+  // producer issues the copy of its next k-tile before it widens the current
+  // one, not after (there the copy's latency was exposed once per own k-tile:
+  // P = 6 only 5% faster than P = 3, long-scoreboard stalls per issue 0.97 vs
+  // 0.16, ncu, bench/results/h100-dec/call1). Not for P <= 3: 814 (OWN 2) was
+  // 3% slower with it (32 x 2048 x 7168: 21.84 / 21.75 us against main's
+  // 21.18 / 21.22, h100-dec/call2).
+  static constexpr bool EARLY = PC && OWN == 2 && C::P >= 4;
   static_assert(!EARLY || ST == 2 * C::P, "two stages per producer");
   static __device__ __forceinline__ int producer_of(int w) {  // producer index of warp w, or -1
     if constexpr (ALONE) return w == 3 ? -1 : w < 3 ? w : w - 1;
@@ -113,7 +115,12 @@ struct MmaLayout {
   }
   // A consumer's register ring: RING chunks of CH steps (fragments of B and
   // A), fetched RING - 1 chunks ahead (DEEP: 4 chunks of half the steps, the
-  // loads 3 chunks ahead instead of 1, the same registers).
+  // loads 3 chunks ahead instead of 1, the same registers). With 6 producers
+  // the shared-memory loads of a chunk outlast 8 dependent mmas (ncu source
+  // counters of 1111, h100-dec/call2: the consumer's first use of a chunk
+  // waits on the short scoreboard, the producers on `empty`); DEEP hides them
+  // (5111 14.95 us against 1111 17.07 at 1 x 2048 x 7168), while with 3
+  // producers it costs 4% (4811 17.82 against 811 17.15-17.32).
   static constexpr int CH = (C::NT <= 2 ? 8 : C::NT <= 4 ? 4 : 2) / (C::DEEP ? 2 : 1), NCH = STEPS / CH;
   static constexpr int RING = C::DEEP ? 4 : 2;
   static_assert(NCH % RING == 0 && RING - 1 <= NCH, "ring slots at compile-time indices");
