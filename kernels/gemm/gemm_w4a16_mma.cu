@@ -34,7 +34,7 @@
 // ceil(K / 16) add only zero products (no-ops under the model).
 //
 // Two forms (cfg::W4Mma): flat (P = 0; every warp widens its own tile and runs
-// its mmas: ~30 instructions per k16 step) and producer/consumer (P = 2..4
+// its mmas: ~30 instructions per k16 step) and producer/consumer (P = 2..6
 // producer warps, each owning every P-th k-tile: it copies the k-tile, widens
 // it into the stage's widened buffer and hands it over on the stage's `full`
 // mbarrier; TG consumer warps only fetch the fragments and run the mmas, and
@@ -42,7 +42,8 @@
 // tiles per block is the fastest at N = 7168 (the launcher takes it there,
 // cfg::w4_mma_on); at N = 2048 (128 tiles, one warp per SM sub-partition: the
 // flat form is issue-bound) the producer forms (bench/results/gemm-decode.md,
-// "run 11 pc").
+// "run 11 pc"; for M <= 8 six producers with the consumer's loads 3 chunks
+// ahead, "run 13 dec").
 #include <cuda_runtime.h>
 
 #include <cstdint>
