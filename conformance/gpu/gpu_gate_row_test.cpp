@@ -241,14 +241,15 @@ TEST(GpuGateSanitizer, RowStream) {
 // entry). Every 8-bit recipe, bf16 and f16; the same tensors with dense
 // scales and with container8 (the ring; run 10's second device call ran
 // k_rowtile on the dense ones too, when it still took them).
-// Its CTA shape (kTileSubs, since run 13): 128 x 128 (two sub-tiles, the
-// 512-byte tcgen05 scale block staged in shared memory) where K % 128 == 0
-// and M % 128 == 0, else 128 x 64: by shape 1152 x 4096 and a batch
-// 3 x 256 x 5632 (528 tiles) take 128 x 128; 1152 x 4160 (K % 128 == 64)
-// and 4 x 192 x 7168 (a band across batch entries) 128 x 64. Each tensor
-// also with k_rowtile forced (probe 3) at the forced splits 1 (128 x 64)
-// and 2 (128 x 128 where it fits), on both layouts (dense: one scale byte
-// per block from each thread).
+// Its CTA shape (since run 13): 128 x 64, or with kTileSubs = 2 or the
+// forced split 2 128 x 128 (two sub-tiles, the 512-byte tcgen05 scale
+// block staged in shared memory) where K % 128 == 0 and M % 128 == 0:
+// 1152 x 4096 and a batch 3 x 256 x 5632 (528 tiles) fit 128 x 128;
+// 1152 x 4160 (K % 128 == 64) and 4 x 192 x 7168 (a band across batch
+// entries) do not. Each tensor by the launcher's choice and with k_rowtile
+// forced (probe 3) at the forced splits 1 (128 x 64), 2 (128 x 128 where
+// it fits) and 3 (128 x 64, launch bound 6 CTAs per SM: a run 13 probe), on
+// both layouts (dense: one scale byte per block from each thread).
 TEST(GpuGateRow, TileBytesEqualReference) {
   REQUIRE_GPU();
   struct Reset {
@@ -266,7 +267,7 @@ TEST(GpuGateRow, TileBytesEqualReference) {
           for (mx::Packing pk : gate::kPackings) {
             const mx::QuantizeOptions o = gate::opts_of(c, pk);
             const mx::Quantized want = mx::quantize(r, in.view(), o);
-            for (const int split : {0, 1, 2}) {  // 0: the launcher's choice; 1, 2: k_rowtile forced
+            for (const int split : {0, 1, 2, 3}) {  // 0: the launcher's choice; 1-3: k_rowtile forced
               const ForceRowKernel force(split == 0 ? 0 : 3);
               mxk::set_work_split(split);
               ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want), "")
@@ -281,9 +282,9 @@ TEST(GpuGateRow, TileBytesEqualReference) {
   }
 }
 
-// compute-sanitizer subset: k_rowtile forced (probe 3) at 384 x 8192, both
-// CTA shapes (split 0: kTileSubs = 2, 128 x 128 with the staged tcgen05
-// scale block; split 1: 128 x 64), tcgen05 and dense scales.
+// compute-sanitizer subset: k_rowtile forced (probe 3) at 384 x 8192, every
+// CTA shape (split 0: kTileSubs; 2: 128 x 128 with the staged tcgen05 scale
+// block; 3: 128 x 64 bound to 6 CTAs per SM), tcgen05 and dense scales.
 TEST(GpuGateSanitizer, RowTile) {
   REQUIRE_GPU();
   mxk::set_poison_check(false);  // one launch each under the sanitizers
@@ -299,7 +300,7 @@ TEST(GpuGateSanitizer, RowTile) {
     for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
       const mx::QuantizeOptions o = gate::opts_of(c);
       const mx::Quantized want = mx::quantize(r, in.view(), o);
-      for (const int split : {0, 1}) {
+      for (const int split : {0, 2, 3}) {
         const ForceRowKernel force(3);
         mxk::set_work_split(split);
         ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want), "")

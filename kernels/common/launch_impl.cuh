@@ -240,23 +240,28 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
                           tiles >= static_cast<std::int64_t>(dev::kTileMinCtasPerSm) * device_sm_count();
     if (fits && (probe == 3 || autotile)) {
       const bool wide_fits = p.K % (2 * dev::kTileCols) == 0 && p.M % dev::kTileRows == 0 && a16(p.row.scales);
-      const int subs = forced == 1 ? 1 : forced >= 2 ? 2 : dev::kTileSubs;
+      // probe (run 13): forced split 3 = 128 x 64 with a launch bound of 6 CTAs per SM
+      const int subs = forced == 1 || forced == 3 ? 1 : forced >= 2 ? 2 : dev::kTileSubs;
       if (subs == 2 && wide_fits) {
-        // 32 KB of shared memory per CTA, 4 CTAs per SM: the largest carveout
+        constexpr int MB = dev::kTileWideCtasPerSm;
+        // 33 KB of shared memory per CTA, 5 CTAs per SM: the largest carveout
         // (a hint, set once per instantiation)
         static const bool carveout_set = [] {
-          if (cudaFuncSetAttribute(dev::k_rowtile<In, Q, 2>, cudaFuncAttributePreferredSharedMemoryCarveout,
+          if (cudaFuncSetAttribute(dev::k_rowtile<In, Q, 2, MB>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                    static_cast<int>(cudaSharedmemCarveoutMaxShared)) != cudaSuccess) {
             cudaGetLastError();  // only a hint: the launch works without it
           }
           return true;
         }();
         (void)carveout_set;
-        launch_quant_kernel<Q>(dev::k_rowtile<In, Q, 2>, dim3(static_cast<unsigned>(tiles / 2)), dim3(256), s, x, p,
+        launch_quant_kernel<Q>(dev::k_rowtile<In, Q, 2, MB>, dim3(static_cast<unsigned>(tiles / 2)), dim3(256), s, x, p,
                                p.K / (2 * dev::kTileCols));
-      } else {
-        launch_quant_kernel<Q>(dev::k_rowtile<In, Q, 1>, dim3(static_cast<unsigned>(tiles)), dim3(256), s, x, p,
+      } else if (forced == 3) {
+        launch_quant_kernel<Q>(dev::k_rowtile<In, Q, 1, 6>, dim3(static_cast<unsigned>(tiles)), dim3(256), s, x, p,
                                p.K / dev::kTileCols);
+      } else {
+        launch_quant_kernel<Q>(dev::k_rowtile<In, Q, 1, dev::kTileCtasPerSm>, dim3(static_cast<unsigned>(tiles)), dim3(256),
+                               s, x, p, p.K / dev::kTileCols);
       }
       return;
     }

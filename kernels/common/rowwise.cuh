@@ -149,13 +149,28 @@ __host__ __device__ constexpr bool row_tile_layout(int layout) { return layout =
 constexpr int kTileRows = 128, kTileCols = 64;
 constexpr int kTileMinCtasPerSm = 4;  // in 128 x 64 tiles
 constexpr int kTileCtasPerSm = 4;  // launch bound: at most 64 registers per thread, 16 KB shared memory per sub-tile
-// 128 x 64 sub-tiles per k_rowtile CTA (NB): 2 (128 x 128, so that a CTA
-// writes one whole 512-byte tcgen05 scale block, staged in shared memory,
-// and 128-byte code rows) where K % 128 == 0 and M % 128 == 0 and the
-// scale buffer is 16-byte aligned, else 1; mxk::set_work_split(1 / 2)
-// forces 1 / 2 where it fits (mxbench --split). Run 13 (h100-tcs): see
-// bench/results/README.md "run 13 tcs" (to be measured).
-constexpr int kTileSubs = 2;
+// 128 x 64 sub-tiles per k_rowtile CTA (NB): 1, or 2 (128 x 128, so that a
+// CTA writes one whole 512-byte tcgen05 scale block, staged in shared
+// memory, and 128-byte code rows) where K % 128 == 0, M % 128 == 0 and the
+// scale buffer is 16-byte aligned; mxk::set_work_split(1 / 2) forces 1 / 2
+// where it fits (mxbench --split). Run 13 (bench/results/h100-tcs/call1,
+// 16384^2 bf16, event time, three rounds alternating with main's binary):
+// MXFP8 tcgen05 floor / rceil NB = 2 273.31-273.66 / 273.20-273.71 us, NB = 1
+// 271.39-271.74 / 271.66-271.89 (main's 128 x 64 kernel 273.25-273.63 /
+// 273.23-273.62; the difference from main: the row's output offsets
+// computed before the tile's loads land), torch's plain fp8 cast 272.70;
+// 8192x7168 NB = 2 64.32-64.51, NB = 1 63.82-64.06 (main 64.10-64.26).
+// Nsight Compute (one launch, call1/ncu.txt): DRAM bytes the same for both
+// (537 MB read, 261-262 MB written: the partial scale sectors of NB = 1 cost
+// no DRAM traffic), L2 write sectors 8.65 M (NB = 2) / 9.42 M (NB = 1), but
+// 58 registers and 4 CTAs per SM for NB = 2 (warps active 46% against 59%):
+// 267.65 against 265.89 us (k_rowstream dense 265.79, k_rowstream on
+// tcgen05 scales 273.82 with 11.5 M sectors).
+constexpr int kTileSubs = 1;
+// launch bound of the 128 x 128 CTAs: 5 per SM (at most 48 registers, 5 x
+// 33 KB shared memory; with 4: 58 registers, 4 CTAs, 32 warps per SM
+// against the 128 x 64 CTAs' 40)
+constexpr int kTileWideCtasPerSm = 5;
 template <class In>
 struct RowU {
   static constexpr int U = sizeof(In) == 4 ? 2 : 4;  // 64 bytes of input per lane per chunk
@@ -512,8 +527,9 @@ __device__ __forceinline__ void rowtile_body(const In* __restrict__ x, const Par
     }
   }
 }
-template <class In, class Q, int NB>
-__global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc) {
+// MINB: the launch bound's CTAs per SM (kTileCtasPerSm, kTileWideCtasPerSm)
+template <class In, class Q, int NB, int MINB>
+__global__ void __launch_bounds__(256, MINB) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc) {
   rowtile_body<In, Q, NB>(x, p, ntc);
 }
 
