@@ -230,8 +230,9 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
     // k_rowtile: whole 128 x 64 tiles, packed codes, 16-byte aligned buffers;
     // automatically for the layouts of row_tile_layout with at least
     // kTileMinCtasPerSm tiles per SM (probe 3 forces it where it fits).
-    // kTileSubs sub-tiles per CTA (128 x 128) where K % 128 == 0, M % 128 == 0
-    // and the scales are 16-byte aligned; the forced split 1 / 2 picks 1 / 2.
+    // kTileSubs sub-tiles of 128 x 64 per CTA (2: where K % 128 == 0,
+    // M % 128 == 0 and the scales are 16-byte aligned); a forced split of 1
+    // picks 1, of 2 or more 2 (where that fits).
     const std::int64_t tiles = rows / dev::kTileRows * (p.K / dev::kTileCols);
     auto a16 = [](const void* ptr) { return (reinterpret_cast<std::uintptr_t>(ptr) % 16) == 0; };
     const bool fits = p.vec_in != 0 && p.container8 == 0 && rows % dev::kTileRows == 0 && p.K % dev::kTileCols == 0 &&
@@ -240,8 +241,7 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
                           tiles >= static_cast<std::int64_t>(dev::kTileMinCtasPerSm) * device_sm_count();
     if (fits && (probe == 3 || autotile)) {
       const bool wide_fits = p.K % (2 * dev::kTileCols) == 0 && p.M % dev::kTileRows == 0 && a16(p.row.scales);
-      // probe (run 13): forced split 3 = 128 x 64 with a launch bound of 6 CTAs per SM
-      const int subs = forced == 1 || forced == 3 ? 1 : forced >= 2 ? 2 : dev::kTileSubs;
+      const int subs = forced == 1 ? 1 : forced >= 2 ? 2 : dev::kTileSubs;
       if (subs == 2 && wide_fits) {
         constexpr int MB = dev::kTileWideCtasPerSm;
         // 33 KB of shared memory per CTA, 5 CTAs per SM: the largest carveout
@@ -256,9 +256,6 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
         (void)carveout_set;
         launch_quant_kernel<Q>(dev::k_rowtile<In, Q, 2, MB>, dim3(static_cast<unsigned>(tiles / 2)), dim3(256), s, x, p,
                                p.K / (2 * dev::kTileCols));
-      } else if (forced == 3) {
-        launch_quant_kernel<Q>(dev::k_rowtile<In, Q, 1, 6>, dim3(static_cast<unsigned>(tiles)), dim3(256), s, x, p,
-                               p.K / dev::kTileCols);
       } else {
         launch_quant_kernel<Q>(dev::k_rowtile<In, Q, 1, dev::kTileCtasPerSm>, dim3(static_cast<unsigned>(tiles)), dim3(256),
                                s, x, p, p.K / dev::kTileCols);

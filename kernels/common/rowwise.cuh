@@ -7,10 +7,10 @@
 // quantize from registers with the same per-group code (row_group,
 // row_ragged); the launcher (launch_impl.cuh, launch_rowwise) picks one by
 // scale layout, format and size (kRowStreamDense, kRowStreamTcgen05,
-// kRowStreamSmall). A third, k_rowtile (128 x 64 tiles through shared
-// memory, one MX block per thread), takes the 8-bit codes of large 16-bit
-// tensors with tcgen05 scales (run 12: k_rowstream there measured 1-2%
-// slower, h100-tail/call1).
+// kRowStreamSmall). A third, k_rowtile (128 x 64 tiles, or 128 x 128 with
+// kTileSubs = 2, through shared memory, one MX block per thread at a time),
+// takes the 8-bit codes of large 16-bit tensors with tcgen05 scales (run 12:
+// k_rowstream there measured 1-2% slower, h100-tail/call1).
 #pragma once
 
 #include "block32.cuh"
@@ -153,23 +153,27 @@ constexpr int kTileCtasPerSm = 4;  // launch bound: at most 64 registers per thr
 // CTA writes one whole 512-byte tcgen05 scale block, staged in shared
 // memory, and 128-byte code rows) where K % 128 == 0, M % 128 == 0 and the
 // scale buffer is 16-byte aligned; mxk::set_work_split(1 / 2) forces 1 / 2
-// where it fits (mxbench --split). Run 13 (bench/results/h100-tcs/call1,
-// 16384^2 bf16, event time, three rounds alternating with main's binary):
-// MXFP8 tcgen05 floor / rceil NB = 2 273.31-273.66 / 273.20-273.71 us, NB = 1
-// 271.39-271.74 / 271.66-271.89 (main's 128 x 64 kernel 273.25-273.63 /
-// 273.23-273.62; the difference from main: the row's output offsets
-// computed before the tile's loads land), torch's plain fp8 cast 272.70;
-// 8192x7168 NB = 2 64.32-64.51, NB = 1 63.82-64.06 (main 64.10-64.26).
-// Nsight Compute (one launch, call1/ncu.txt): DRAM bytes the same for both
-// (537 MB read, 261-262 MB written: the partial scale sectors of NB = 1 cost
-// no DRAM traffic), L2 write sectors 8.65 M (NB = 2) / 9.42 M (NB = 1), but
-// 58 registers and 4 CTAs per SM for NB = 2 (warps active 46% against 59%):
-// 267.65 against 265.89 us (k_rowstream dense 265.79, k_rowstream on
-// tcgen05 scales 273.82 with 11.5 M sectors).
+// where it fits (mxbench --split). Run 13 (bench/results/h100-tcs/call2,
+// H100, 16384^2 bf16, event time, three rounds alternating with main's
+// binary; README "run 13 tcs"): MXFP8 tcgen05 floor / rceil NB = 1
+// 271.22-271.46 / 271.15-271.34 us (1.005-1.007 of the copy), main's
+// k_rowtile 272.88-273.22 / 272.80-273.01 (the only difference for NB = 1:
+// the row's output offsets, row_out, computed before the tile's loads
+// land), NB = 2 274.11-274.30 / 273.97-274.13 (call 1, 4 CTAs per SM:
+// 273.31-273.66), NB = 1 bound to 6 CTAs per SM (40 registers) 272.67-
+// 273.15; torch's plain fp8 cast 272.66 / 273.31 in the same call.
+// 8192x7168: NB = 1 63.74-63.87 / 63.87-63.89, main 63.98-64.00 /
+// 64.05-64.18, NB = 2 64.58-64.61. Nsight Compute (one launch,
+// call2/ncu.txt): the same DRAM bytes for every form (537 MB read, 260-262
+// MB written: NB = 1's partial scale sectors cost no DRAM traffic), L2
+// write sectors 9.42 M (NB = 1) / 8.65 M (NB = 2), time 264.51 / 268.74 us
+// (k_rowstream dense 264.48); NB = 2 has 20% fewer instructions (81.5 M
+// against 106.4 M) and the same warps active (57% against 59%), but its
+// CTAs convert sub-tile 0, then 1, after a barrier each.
 constexpr int kTileSubs = 1;
 // launch bound of the 128 x 128 CTAs: 5 per SM (at most 48 registers, 5 x
 // 33 KB shared memory; with 4: 58 registers, 4 CTAs, 32 warps per SM
-// against the 128 x 64 CTAs' 40)
+// against the 128 x 64 CTAs' 40, 267.65 us under Nsight Compute)
 constexpr int kTileWideCtasPerSm = 5;
 template <class In>
 struct RowU {
@@ -527,7 +531,8 @@ __device__ __forceinline__ void rowtile_body(const In* __restrict__ x, const Par
     }
   }
 }
-// MINB: the launch bound's CTAs per SM (kTileCtasPerSm, kTileWideCtasPerSm)
+// MINB: the launch bound's CTAs per SM (kTileCtasPerSm for NB = 1: 44
+// registers, so 5 CTAs fit; kTileWideCtasPerSm for NB = 2)
 template <class In, class Q, int NB, int MINB>
 __global__ void __launch_bounds__(256, MINB) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc) {
   rowtile_body<In, Q, NB>(x, p, ntc);
