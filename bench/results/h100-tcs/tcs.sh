@@ -12,7 +12,9 @@
 # recipes) with compute-sanitizer memcheck + racecheck on
 # GpuGateSanitizer.*:GpuGateErrors.* beside it (racecheck: RowTile first).
 # Call 1 ran the first commit's form (default 128 x 128, --split 1 for
-# 128 x 64; no torch cast repeat, ncu before the gate).
+# 128 x 64; no torch cast repeat, ncu before the gate); call 2 the second
+# commit's (default 128 x 64, --split 3 a probe removed after it: with the
+# final tree --split 3 means 128 x 128).
 #   run(command="bash .devrun/tcs/overlay/bench/results/h100-tcs/tcs.sh", carry=[".devrun/tcs", ".gtest-src"], timeout_s=220)
 set -uo pipefail
 O=${OUT:-/tmp/tcs-out}; mkdir -p "$O"; L=/tmp/tcs-logs; mkdir -p "$L"
