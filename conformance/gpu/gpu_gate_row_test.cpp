@@ -2,7 +2,8 @@
 // The rowwise kernels: the cp.async ring (MX; tcgen05 scales for NVFP4) and
 // k_rowstream (NVFP4 dense scales) are reached by every Recipes test through
 // the two rowwise configurations; k_rowtile (8-bit codes of large tensors,
-// tcgen05 scales) only by the Tile cases here and GpuGateLarge. Here also
+// tcgen05 scales; 128 x 128 or 128 x 64 CTAs) only by the Tile cases here,
+// the forced kernels and GpuGateLarge. Here also
 // the dense-scale kernels on large tensors (8 warps per CTA for
 // k_rowstream), ragged last chunks and forced splits, sanitizer cases for
 // each rowwise kernel. Then inputs for the NVFP4 block
@@ -235,26 +236,45 @@ TEST(GpuGateSanitizer, RowStream) {
 
 // k_rowtile (8-bit codes, 16-bit inputs, packed, tcgen05 scales, whole
 // 128 x 64 tiles, at least 4 tiles per SM; nothing smaller in the gate
-// reaches it): 1152 x 4096 (576 tiles) and a batch 4 x 192 x 7168 (672
-// tiles; 128-row bands across batch entries, tcgen05 scales padded per
+// reaches it by shape): 1152 x 4096 (576 tiles) and a batch 4 x 192 x 7168
+// (672 tiles; 128-row bands across batch entries, tcgen05 scales padded per
 // entry). Every 8-bit recipe, bf16 and f16; the same tensors with dense
 // scales and with container8 (the ring; run 10's second device call ran
 // k_rowtile on the dense ones too, when it still took them).
+// Its CTA shape (since run 13): 128 x 64, or with kTileSubs = 2 or the
+// forced split 2 128 x 128 (two sub-tiles, the 512-byte tcgen05 scale
+// block staged in shared memory) where K % 128 == 0 and M % 128 == 0:
+// 1152 x 4096 and a batch 3 x 256 x 5632 (528 tiles) fit 128 x 128;
+// 1152 x 4160 (K % 128 == 64) and 4 x 192 x 7168 (a band across batch
+// entries) do not. Each tensor by the launcher's choice and with k_rowtile
+// forced (probe 3) at the forced splits 1 (128 x 64) and 2 (128 x 128
+// where it fits), on both layouts (dense: one scale byte per block from
+// each thread).
 TEST(GpuGateRow, TileBytesEqualReference) {
   REQUIRE_GPU();
+  struct Reset {
+    ~Reset() { mxk::set_work_split(0); }
+  } reset;
   std::uint64_t seed = 6100;
   for (const char* name : {"mxfp8_e4m3", "mxfp8_e4m3:rceil", "mxfp8_e5m2", "mxint8"}) {
     const mx::Recipe r = mx::parse_recipe(name);
     for (mx::InType t : {mx::InType::bf16, mx::InType::f16}) {
-      for (const gate::Shape& s : {gate::Shape{1, 1152, 4096}, gate::Shape{4, 192, 7168}}) {
+      for (const gate::Shape& s : {gate::Shape{1, 1152, 4096}, gate::Shape{4, 192, 7168}, gate::Shape{3, 256, 5632},
+                                   gate::Shape{1, 1152, 4160}}) {
         const gate::Dist d = seed % 2 ? gate::Dist::special : gate::Dist::wide;
         const gate::Input in = gate::make_input(d, t, s.b, s.m, s.k, r.elem, seed++);
         for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
           for (mx::Packing pk : gate::kPackings) {
             const mx::QuantizeOptions o = gate::opts_of(c, pk);
-            ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
-                << name << " " << mx::in_type_name(t) << " " << gate::shape_str(s) << " " << c.name
-                << (pk == mx::Packing::container8 ? " container8" : " packed");
+            const mx::Quantized want = mx::quantize(r, in.view(), o);
+            for (const int split : {0, 1, 2}) {  // 0: the launcher's choice; 1, 2: k_rowtile forced
+              const ForceRowKernel force(split == 0 ? 0 : 3);
+              mxk::set_work_split(split);
+              ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want), "")
+                  << name << " " << mx::in_type_name(t) << " " << gate::shape_str(s) << " " << c.name << " split " << split
+                  << (pk == mx::Packing::container8 ? " container8" : " packed");
+            }
+            mxk::set_work_split(0);
           }
         }
       }
@@ -262,21 +282,30 @@ TEST(GpuGateRow, TileBytesEqualReference) {
   }
 }
 
-// compute-sanitizer subset: k_rowtile (tcgen05), 640 x 8192 (640 tiles), and
-// the same tensor on dense scales.
+// compute-sanitizer subset: k_rowtile forced (probe 3) at 384 x 8192, every
+// CTA shape (split 0: kTileSubs = 1, 128 x 64; 2: 128 x 128 with the staged
+// tcgen05 scale block), tcgen05 and dense scales.
 TEST(GpuGateSanitizer, RowTile) {
   REQUIRE_GPU();
   mxk::set_poison_check(false);  // one launch each under the sanitizers
   struct Reset {
-    ~Reset() { mxk::set_poison_check(true); }
+    ~Reset() {
+      mxk::set_poison_check(true);
+      mxk::set_work_split(0);
+    }
   } reset;
   for (const char* name : {"mxfp8_e4m3", "mxint8"}) {
     const mx::Recipe r = mx::parse_recipe(name);
-    const gate::Input in = gate::make_input(gate::Dist::special, mx::InType::bf16, 1, 640, 8192, r.elem, 6200);
+    const gate::Input in = gate::make_input(gate::Dist::special, mx::InType::bf16, 1, 384, 8192, r.elem, 6200);
     for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
       const mx::QuantizeOptions o = gate::opts_of(c);
-      ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
-          << name << " " << c.name;
+      const mx::Quantized want = mx::quantize(r, in.view(), o);
+      for (const int split : {0, 2}) {
+        const ForceRowKernel force(3);
+        mxk::set_work_split(split);
+        ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want), "")
+            << name << " " << c.name << " split " << split;
+      }
     }
   }
 }

@@ -214,7 +214,7 @@ void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, 
 // scale layout (kRowStreamDense/Tcgen05) and, for MXFP6 / MXFP4, size
 // (kRowStreamSmall: k_rowstream up to kRowStreamSmallElems); g_row_kernel forces one (a benchmark probe,
 // mxbench --row-kernel: 1 = the ring, 2 = k_rowstream, 3 = k_rowtile where
-// it applies).
+// it applies; k_rowtile's sub-tiles per CTA: kTileSubs, or the forced split).
 template <class In, class Q>
 void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   constexpr std::int64_t CH = dev::RowShape<In>::CH;
@@ -229,15 +229,37 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   if constexpr (sizeof(In) == 2 && dev::kRowTileQ<Q>) {
     // k_rowtile: whole 128 x 64 tiles, packed codes, 16-byte aligned buffers;
     // automatically for the layouts of row_tile_layout with at least
-    // kTileMinCtasPerSm tiles per SM (probe 3 forces it where it fits)
+    // kTileMinCtasPerSm tiles per SM (probe 3 forces it where it fits).
+    // kTileSubs sub-tiles of 128 x 64 per CTA (2: where K % 128 == 0,
+    // M % 128 == 0 and the scales are 16-byte aligned); a forced split of 1
+    // picks 1, of 2 or more 2 (where that fits).
     const std::int64_t tiles = rows / dev::kTileRows * (p.K / dev::kTileCols);
+    auto a16 = [](const void* ptr) { return (reinterpret_cast<std::uintptr_t>(ptr) % 16) == 0; };
     const bool fits = p.vec_in != 0 && p.container8 == 0 && rows % dev::kTileRows == 0 && p.K % dev::kTileCols == 0 &&
-                      (reinterpret_cast<std::uintptr_t>(p.row.data) % 16) == 0 && tiles <= 0x7FFFFFFF;
+                      a16(p.row.data) && tiles <= 0x7FFFFFFF;
     const bool autotile = probe == 0 && dev::row_tile_layout(p.row.layout) &&
                           tiles >= static_cast<std::int64_t>(dev::kTileMinCtasPerSm) * device_sm_count();
     if (fits && (probe == 3 || autotile)) {
-      launch_quant_kernel<Q>(dev::k_rowtile<In, Q>, dim3(static_cast<unsigned>(tiles)), dim3(256), s, x, p,
-                             p.K / dev::kTileCols);
+      const bool wide_fits = p.K % (2 * dev::kTileCols) == 0 && p.M % dev::kTileRows == 0 && a16(p.row.scales);
+      const int subs = forced == 1 ? 1 : forced >= 2 ? 2 : dev::kTileSubs;
+      if (subs == 2 && wide_fits) {
+        constexpr int MB = dev::kTileWideCtasPerSm;
+        // 33 KB of shared memory per CTA, 5 CTAs per SM: the largest carveout
+        // (a hint, set once per instantiation)
+        static const bool carveout_set = [] {
+          if (cudaFuncSetAttribute(dev::k_rowtile<In, Q, 2, MB>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                   static_cast<int>(cudaSharedmemCarveoutMaxShared)) != cudaSuccess) {
+            cudaGetLastError();  // only a hint: the launch works without it
+          }
+          return true;
+        }();
+        (void)carveout_set;
+        launch_quant_kernel<Q>(dev::k_rowtile<In, Q, 2, MB>, dim3(static_cast<unsigned>(tiles / 2)), dim3(256), s, x, p,
+                               p.K / (2 * dev::kTileCols));
+      } else {
+        launch_quant_kernel<Q>(dev::k_rowtile<In, Q, 1, dev::kTileCtasPerSm>, dim3(static_cast<unsigned>(tiles)), dim3(256),
+                               s, x, p, p.K / dev::kTileCols);
+      }
       return;
     }
   }

@@ -7,10 +7,10 @@
 // quantize from registers with the same per-group code (row_group,
 // row_ragged); the launcher (launch_impl.cuh, launch_rowwise) picks one by
 // scale layout, format and size (kRowStreamDense, kRowStreamTcgen05,
-// kRowStreamSmall). A third, k_rowtile (128 x 64 tiles through shared
-// memory, one MX block per thread), takes the 8-bit codes of large 16-bit
-// tensors with tcgen05 scales (run 12: k_rowstream there measured 1-2%
-// slower, h100-tail/call1).
+// kRowStreamSmall). A third, k_rowtile (128 x 64 tiles, or 128 x 128 with
+// kTileSubs = 2, through shared memory, one MX block per thread at a time),
+// takes the 8-bit codes of large 16-bit tensors with tcgen05 scales (run 12:
+// k_rowstream there measured 1-2% slower, h100-tail/call1).
 #pragma once
 
 #include "block32.cuh"
@@ -147,8 +147,34 @@ template <int F, bool HW>
 constexpr bool kRowTileQ<MxQ<F, HW>> = HW && Elem<F>::bits == 8;
 __host__ __device__ constexpr bool row_tile_layout(int layout) { return layout == kTcgen05; }
 constexpr int kTileRows = 128, kTileCols = 64;
-constexpr int kTileMinCtasPerSm = 4;
-constexpr int kTileCtasPerSm = 4;  // launch bound: at most 64 registers per thread, 16 KB shared memory
+constexpr int kTileMinCtasPerSm = 4;  // in 128 x 64 tiles
+constexpr int kTileCtasPerSm = 4;  // launch bound: at most 64 registers per thread, 16 KB shared memory per sub-tile
+// 128 x 64 sub-tiles per k_rowtile CTA (NB): 1, or 2 (128 x 128, so that a
+// CTA writes one whole 512-byte tcgen05 scale block, staged in shared
+// memory, and 128-byte code rows) where K % 128 == 0, M % 128 == 0 and the
+// scale buffer is 16-byte aligned; mxk::set_work_split(1 / 2) forces 1 / 2
+// where it fits (mxbench --split). Run 13 (bench/results/h100-tcs/call2,
+// H100, 16384^2 bf16, event time, three rounds alternating with main's
+// binary; README "run 13 tcs"): MXFP8 tcgen05 floor / rceil NB = 1
+// 271.22-271.46 / 271.15-271.34 us (1.005-1.007 of the copy), main's
+// k_rowtile 272.88-273.22 / 272.80-273.01 (the only difference for NB = 1:
+// the row's output offsets, row_out, computed before the tile's loads
+// land), NB = 2 274.11-274.30 / 273.97-274.13 (call 1, 4 CTAs per SM:
+// 273.31-273.66), NB = 1 bound to 6 CTAs per SM (40 registers) 272.67-
+// 273.15; torch's plain fp8 cast 272.66 / 273.31 in the same call.
+// 8192x7168: NB = 1 63.74-63.87 / 63.87-63.89, main 63.98-64.00 /
+// 64.05-64.18, NB = 2 64.58-64.61. Nsight Compute (one launch,
+// call2/ncu.txt): the same DRAM bytes for every form (537 MB read, 260-262
+// MB written: NB = 1's partial scale sectors cost no DRAM traffic), L2
+// write sectors 9.42 M (NB = 1) / 8.65 M (NB = 2), time 264.51 / 268.74 us
+// (k_rowstream dense 264.48); NB = 2 has 20% fewer instructions (81.5 M
+// against 106.4 M) and the same warps active (57% against 59%), but its
+// CTAs convert sub-tile 0, then 1, after a barrier each.
+constexpr int kTileSubs = 1;
+// launch bound of the 128 x 128 CTAs: 5 per SM (at most 48 registers, 5 x
+// 33 KB shared memory; with 4: 58 registers, 4 CTAs, 32 warps per SM
+// against the 128 x 64 CTAs' 40, 267.65 us under Nsight Compute)
+constexpr int kTileWideCtasPerSm = 5;
 template <class In>
 struct RowU {
   static constexpr int U = sizeof(In) == 4 ? 2 : 4;  // 64 bytes of input per lane per chunk
@@ -422,57 +448,94 @@ __global__ void __launch_bounds__(256, kRowCtasPerSm) k_rowwise(const In* __rest
 
 // ---- k_rowtile (16-bit inputs, MX blocks, 8-bit codes) ----------------------------
 // CTA b converts tile b in row-major tile order (row bands of 128 in turn,
-// 64-column tiles fastest), one tile per CTA, the way the colwise stream
-// kernel (col_stream.cuh) walks and loads its tiles: 4 cp.async of 16
-// bytes per thread (a warp copies 4 rows x 128 bytes) into a 16 KB tile
-// whose 16-byte chunks are XOR-swizzled by swz128(row) (as in
-// col_stream.cuh); then thread -> (row rr, columns 32 rh .. +31): one
-// whole MX block from four conflict-free LDS.128, quantized in the thread
-// (block32.cuh: no shuffles), its 32 codes stored by lane pairs as whole 32-byte sectors
-// (store32_pair8), its scale byte by row_out. The launcher guarantees
-// rows % 128 == 0, K % 64 == 0, a 16-byte aligned input and code buffer,
-// packed codes.
+// tiles fastest), one 128 x 64 NB tile per CTA (NB = 1 or 2 sub-tiles of
+// 128 x 64, kTileSubs), the way the colwise stream kernel (col_stream.cuh)
+// walks and loads its tiles: per sub-tile 4 cp.async of 16 bytes per
+// thread (a warp copies 4 rows x 128 bytes) into a 16 KB sub-tile whose
+// 16-byte chunks are XOR-swizzled by swz128(row) (as in col_stream.cuh),
+// one cp.async group per sub-tile (sub-tile 0 converts while 1 lands);
+// then, per sub-tile, thread -> (row rr, columns 32 rh .. +31): one whole
+// MX block from four conflict-free LDS.128, quantized in the thread
+// (block32.cuh: no shuffles), its 32 codes stored by lane pairs as whole
+// 32-byte sectors (store32_pair8). Scale bytes: with NB = 2 and tcgen05
+// scales the CTA's 512 scales are exactly one 512-byte tcgen05 block (C7:
+// 128 rows x 4 k-blocks), staged in shared memory and stored by one warp
+// as 32 16-byte stores (4 whole 128-byte lines); otherwise one byte per
+// block by row_out (with NB = 1 a CTA writes half of every 16-byte row
+// slot of a tcgen05 block, the next CTA the other half). The launcher
+// guarantees rows % 128 == 0, K % (64 NB) == 0, a 16-byte aligned input and
+// code buffer, packed codes, and for NB = 2: M % 128 == 0 (a band inside
+// one batch entry) and a 16-byte aligned scale buffer.
 // Chunk swizzle of a 128 x 64 16-bit tile (128-byte rows, 8 chunks of 16
 // bytes; here and in col_stream.cuh): the 8 rows of one ldmatrix matrix
 // (rows 32i' + 8q + 2j + i%2, i' = i/2 < 4) and the 8 rows/halves of a
 // rowwise quarter-warp land in 8 distinct chunks.
 __device__ __forceinline__ int swz128(int r) { return (((r >> 5) & 3) << 1) | (r & 1); }
 
-template <class In, class Q>
+template <class In, class Q, int NB>
 __device__ __forceinline__ void rowtile_body(const In* __restrict__ x, const Params& p, int64_t ntc) {
   static_assert(sizeof(In) == 2 && kRowTileQ<Q>, "k_rowtile: 16-bit inputs, MX blocks, 8-bit codes, hardware cvt");
-  __shared__ uint4 tile[kTileRows][kTileCols / 8];
+  static_assert(NB == 1 || NB == 2, "k_rowtile: 1 or 2 sub-tiles of 128 x 64");
+  __shared__ uint4 tile[NB][kTileRows][kTileCols / 8];
+  __shared__ uint4 stile[NB == 2 ? 32 : 1];  // NB = 2: the CTA's 512-byte tcgen05 scale block
   const int tid = threadIdx.x;
   int64_t tr, tc;
   item_rc(blockIdx.x, gridDim.x, ntc, tr, tc);  // grid < 2^31 (launcher)
-  const int64_t r0 = tr * kTileRows, c0 = tc * kTileCols;
-  {  // load: thread -> rows lr + 32 s (s < 4), chunk lch
+  const int64_t r0 = tr * kTileRows, c0 = tc * (kTileCols * NB);
+  {  // load: thread -> rows lr + 32 s (s < 4), chunk lch of each sub-tile
     const int lr = tid >> 3, lch = tid & 7;
     const In* q = x + (r0 + lr) * p.K + c0 + lch * 8;
 #pragma unroll
-    for (int s = 0; s < 4; ++s) cp_async16(&tile[lr + 32 * s][lch ^ swz128(lr + 32 * s)], q + s * 32 * p.K);
-    cp_async_commit();
+    for (int h = 0; h < NB; ++h) {
+#pragma unroll
+      for (int s = 0; s < 4; ++s) {
+        cp_async16(&tile[h][lr + 32 * s][lch ^ swz128(lr + 32 * s)], q + h * kTileCols + s * 32 * p.K);
+      }
+      cp_async_commit();
+    }
   }
   // thread -> row rr, half rh (the bits of tid as in col_stream.cuh's rowwise
   // part: a quarter-warp's eight LDS.128 hit eight distinct chunks)
   const int rr = (tid & 1) | (((tid >> 3) & 3) << 1) | (((tid >> 5) & 3) << 3) | (((tid >> 2) & 1) << 5) | ((tid >> 7) << 6);
   const int rh = (tid >> 1) & 1;
-  cp_async_wait<0>();
-  __syncthreads();
-  uint4 r[4];
-#pragma unroll
-  for (int g = 0; g < 4; ++g) r[g] = tile[rr][(4 * rh + g) ^ swz128(rr)];
-  uint32_t sc;
-  const int se = static_cast<int>(scale32<In, Q>(r, p, sc)) - 127;
-  uint32_t w[8];
-  encode32_packed<In, Q>(r, se, w);
   const RowOut o = row_out(p, r0 + rr);
-  store32_pair8(o.dr + c0 + 32 * rh, rh, 2, w);  // the lane of rh ^ 1 (tid bit 1) holds the other half
-  o.scale(c0 / 32 + rh, sc, p);
+  const bool stage = NB == 2 && o.tc;  // CTA-uniform
+#pragma unroll
+  for (int h = 0; h < NB; ++h) {
+    if (NB == 2 && h == 0) {
+      cp_async_wait<1>();  // this thread's copies of sub-tile 0
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();  // every thread's copies of sub-tile h
+    uint4 r[4];
+#pragma unroll
+    for (int g = 0; g < 4; ++g) r[g] = tile[h][rr][(4 * rh + g) ^ swz128(rr)];
+    uint32_t sc;
+    const int se = static_cast<int>(scale32<In, Q>(r, p, sc)) - 127;
+    uint32_t w[8];
+    encode32_packed<In, Q>(r, se, w);
+    // the lane of rh ^ 1 (tid bit 1) holds the other half of the 64 codes
+    store32_pair8(o.dr + c0 + h * kTileCols + 32 * rh, rh, 2, w);
+    if (stage) {  // (row rr, k-block 2h + rh) of the 512-byte block (C7)
+      reinterpret_cast<uint8_t*>(stile)[16 * (rr & 31) + 4 * (rr >> 5) + 2 * h + rh] = static_cast<uint8_t>(sc);
+    } else {
+      o.scale(c0 / 32 + 2 * h + rh, sc, p);
+    }
+  }
+  if (stage) {
+    __syncthreads();
+    if (tid < 32) {  // row r0's offset is the block's start (r0 % 128 == 0); k-blocks 4 tc .. 4 tc + 3
+      uint4* dst = reinterpret_cast<uint4*>(p.row.scales + row_out(p, r0).sbase + tc * 512);
+      __stcs(dst + tid, stile[tid]);
+    }
+  }
 }
-template <class In, class Q>
-__global__ void __launch_bounds__(256, kTileCtasPerSm) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc) {
-  rowtile_body<In, Q>(x, p, ntc);
+// MINB: the launch bound's CTAs per SM (kTileCtasPerSm for NB = 1: 44
+// registers, so 5 CTAs fit; kTileWideCtasPerSm for NB = 2)
+template <class In, class Q, int NB, int MINB>
+__global__ void __launch_bounds__(256, MINB) k_rowtile(const In* __restrict__ x, Params p, int64_t ntc) {
+  rowtile_body<In, Q, NB>(x, p, ntc);
 }
 
 }  // namespace mxk::dev
