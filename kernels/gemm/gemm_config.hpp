@@ -98,12 +98,18 @@ struct W4RegA {
 // flight). Registers: W = 4 leaves 128 per thread (64 of them the widened
 // k-tile; NA 8 no spills, NA 16 52 bytes), W = 3 168 (NA 32: 60 bytes), W = 2
 // 204-251 (no spills).
-template <int NA_, int W_ = (NA_ <= 16 ? 4 : NA_ == 32 ? 3 : 2), int STW_ = (NA_ == 8 ? 3 : 2)>
+// KT: 256, or 512 (half the hand-overs per chain; 128 registers of widened
+// k-tile, so two warpgroups and NA <= 16 only).
+template <int NA_, int W_ = (NA_ <= 16 ? 4 : NA_ == 32 ? 3 : 2), int STW_ = (NA_ == 8 ? 3 : 2), int KT_ = 256>
 struct W4Rs {
-  static constexpr int NA = NA_, KT = 256, W = W_, STW = STW_;
+  static constexpr int NA = NA_, KT = KT_, W = W_, STW = STW_;
 };
 template <int NA_>  // two warpgroups (W4Rs<64> has two already)
 using W4RsAlt = W4Rs<NA_, 2, NA_ <= 16 ? 4 : 2>;
+template <int NA_>  // decode_cols 500 + NA (8, 16): two warpgroups, k-tiles of 512
+using W4RsLong = W4Rs<NA_, 2, NA_ == 8 ? 3 : 2, 512>;
+template <int NA_>  // decode_cols 300 + NA (8, 16): three warpgroups
+using W4Rs3 = W4Rs<NA_, 3, 3>;
 // Activation columns per block: the smallest width holding M, halved (more
 // blocks on the same slice of B, a shorter wgmma) while that still leaves an
 // SM per block.
