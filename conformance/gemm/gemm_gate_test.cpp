@@ -12,7 +12,8 @@
 // 16 < M <= 64 (Decode64), each with tile widths 16, 32, 64 (explicit bn), and
 // M > 64 (Large); w4a16 M <= 64 with bn 0 (gemm_w4a16_decode.cu, B widened in
 // registers) with 8, 16, 32 and 64 rows of A per block, four (8, 16), three
-// (32) or two warpgroups (W4a16DecodeKernel);
+// (32; 8, 16 as decode_cols 308, 316) or two warpgroups, and k-tiles of 512
+// (decode_cols 508, 516) (W4a16DecodeKernel, GemmGateSanitizer.W4a16Small);
 // every one with 16-byte-aligned rows (cp.async, K a multiple of 16
 // for fp8, of 32 for MXFP4) and unaligned rows (byte loads), K ragged
 // against the 32-block and against the k-tile (64, 128 or 256). The warp-

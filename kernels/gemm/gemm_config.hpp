@@ -126,6 +126,12 @@ inline int w4_rs_cols(std::int64_t m, std::int64_t n, int sms) {
 // 64 x 2048 x 7168 (128), four 6-14% faster at 1 x 2048 x 7168 (32 blocks) and
 // 16 x 2048 x 7168 (64).
 inline bool w4_rs_two_wg(std::int64_t blocks, int sms) { return 2 * blocks > sms; }
+// Where that picks two warpgroups for blocks of 16 columns, three (W4Rs3<16>,
+// 168 registers) instead: one more k-tile widened in flight per SM. Measured
+// on the H100 (bench/results/gemm-decode.md "run 13 m64", one call, two
+// rounds, us): 64 x 2048 x 7168 (128 blocks) 32.94 / 33.01 against 33.84 /
+// 33.99 with two, 34.37 / 34.60 with two and k-tiles of 512 (W4RsLong<16>).
+inline bool w4_rs_three_wg(int cols) { return cols == 16; }
 
 // M <= 64 on the warp-level mma.sync (gemm_w4a16_mma.cu): D^T = B A^T, 16 rows
 // of B (widened in registers) x 8 NT rows of A per warp (NT m16n8k16 mmas per

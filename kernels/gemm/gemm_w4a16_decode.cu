@@ -14,7 +14,9 @@
 // table, one per bank, so a warp's lookups never conflict) and one bf16x2
 // multiply by 2^(e-127) (exact in range, +-Inf beyond it, NaN for 0xff:
 // C11's widening, subnormal 2^-127 included).
-// The chain of a 64 x NA tile runs over k-tiles of KT = 256 (16 steps); W
+// The chain of a 64 x NA tile runs over k-tiles of KT = 256 (16 steps; 512,
+// 32 steps, in the W4RsLong forms: 4 scale words per row, 128 registers of
+// widened k-tile); W
 // warpgroups take the k-tiles in turn: each loads its own k-tiles (cp.async,
 // STW stages of its own), widens a whole k-tile into registers while the
 // others run their steps, then takes the accumulator from shared memory
@@ -66,7 +68,6 @@ struct RsLayout {
   static constexpr int CODES = 64 * RS, ACT = CODES + 64 * CW * 4;
   static constexpr int STAGE = (ACT + C::NA * KT * 2 + 127) / 128 * 128;
   static constexpr int BYTES = STAGES + C::W * C::STW * STAGE;
-  static constexpr int CG = KT / 128, CPT = 64 * CW / WT;  // 16-chunk column groups of A; scale words per thread
   static_assert((KT == 256 || KT == 512) && 64 * CW % WT == 0, "two or four scale words per row");
   static_assert(C::NA * (KT / 8) % WT == 0 && 64 * KB % WT == 0, "chunks per thread");
   static_assert(STAGES % 128 == 0 && ACT % 128 == 0 && BYTES <= 227 * 1024, "shared memory");
@@ -90,7 +91,8 @@ template <class C>
 __device__ __forceinline__ void rs_load(std::uint8_t* st, const RsParams& p, std::int64_t m0, std::int64_t n0,
                                         std::int64_t kt, int wt) {
   using L = RsLayout<C>;
-  constexpr int A_PT = C::NA * (L::KT / 8) / L::WT, BRS = L::WT / L::KB, B_PT = 64 * L::KB / L::WT, CG = L::CG;
+  constexpr int A_PT = C::NA * (L::KT / 8) / L::WT, BRS = L::WT / L::KB, B_PT = 64 * L::KB / L::WT;
+  constexpr int CG = L::KT / 128, CPT = 64 * L::CW / L::WT;  // 16-chunk column groups of A; scale words per thread
   static_assert(A_PT % CG == 0, "CG x 16 chunks per row of A: 16 columns x 8 rows per pass");
   const int ar = wt & 7, ach = 2 * (wt >> 4) + ((wt >> 3) & 1), br = wt / L::KB, bch = wt % L::KB;
   const std::int64_t k0 = kt * L::KT, lda8 = 8 * p.lda, ldbs = BRS * p.ldb;
@@ -121,7 +123,7 @@ __device__ __forceinline__ void rs_load(std::uint8_t* st, const RsParams& p, std
         load16(db + i * BRS * L::RS, p.b + ob + i * ldbs, (p.k - (k0 + 32 * bch) + 1) / 2, p.vec_b, p.b);
   }
 #pragma unroll
-  for (int u = 0; u < L::CPT; ++u) {
+  for (int u = 0; u < CPT; ++u) {
     const int w = wt + u * L::WT, r = w / L::CW, wi = w % L::CW;
     const std::int64_t kb4 = kt * L::KB + 4 * wi;
     if (n0 + r < p.n && kb4 < p.nkb)
@@ -359,6 +361,7 @@ void w4a16_decode_launch(const W4a16GemmArgs& x, int cols, int sms, cudaStream_t
   if (cols == 0) {
     cols = cfg::w4_rs_cols(x.m, x.n, sms);
     alt = cfg::w4_rs_two_wg((x.n + 63) / 64 * ((x.m + cols - 1) / cols), sms);
+    if (alt && cfg::w4_rs_three_wg(cols)) alt = false, cols += 300;  // W4Rs3
   }
   const bool other = !alt && (cols == 308 || cols == 316 || cols == 508 || cols == 516);
   if (cols != 8 && cols != 16 && cols != 32 && cols != 64 && !other)
