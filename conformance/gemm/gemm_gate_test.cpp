@@ -12,7 +12,8 @@
 // 16 < M <= 64 (Decode64), each with tile widths 16, 32, 64 (explicit bn), and
 // M > 64 (Large); w4a16 M <= 64 with bn 0 (gemm_w4a16_decode.cu, B widened in
 // registers) with 8, 16, 32 and 64 rows of A per block, four (8, 16), three
-// (32) or two warpgroups (W4a16DecodeKernel);
+// (32; 8, 16 as decode_cols 308, 316) or two warpgroups, and k-tiles of 512
+// (decode_cols 508, 516) (W4a16DecodeKernel, GemmGateSanitizer.W4a16Small);
 // every one with 16-byte-aligned rows (cp.async, K a multiple of 16
 // for fp8, of 32 for MXFP4) and unaligned rows (byte loads), K ragged
 // against the 32-block and against the k-tile (64, 128 or 256). The warp-
@@ -229,6 +230,9 @@ TEST(GemmGateSanitizer, W4a16Small) {
   run_w4({64, 72, 256, kTc, Fmt::bf16, true, 3, 0, 64}, 14);     // decode kernel, one k-tile
   run_w4({9, 64, 1312, kDense, Fmt::bf16, false, 3, 0, 0}, 15);   // decode kernel, each warpgroup 1-2 k-tiles
   run_w4({12, 70, 800, kTc, Fmt::fp32, true, 3, 0, 1016}, 16);   // decode kernel, two-warpgroup form
+  run_w4({20, 64, 2600, kTc, Fmt::fp32, true, 3, 0, 316}, 18);   // three warpgroups, rings wrap, ragged k-tile
+  run_w4({16, 70, 2592, kDense, Fmt::bf16, false, 3, 0, 516}, 19);  // k-tiles of 512, cp.async, rings wrap, ragged
+  run_w4({5, 70, 1300, kTc, Fmt::bf16, true, 3, 0, 508}, 20);     // k-tiles of 512, byte loads, ragged
   run_w4({130, 136, 712, kDense, Fmt::bf16, false, 3, 0}, 17);  // warp-specialized, both rings wrap
 }
 
@@ -367,10 +371,11 @@ TEST(GemmGate, W4a16DecodeAndLargeTiles) {  // M <= 16, 16 < M <= 64 and M > 64,
 TEST(GemmGate, W4a16DecodeKernel) {  // bn 0, M <= 64: every width of A rows per block, aligned or not, ragged
   REQUIRE_GPU();
   std::uint64_t seed = 800;
-  for (int cols : {8, 16, 32, 64, 1008, 1016, 1032})  // + 1000: the two-warpgroup form
+  // + 1000: the two-warpgroup form; 300 +: three warpgroups; 500 +: k-tiles of 512 (K 2080: 5 tiles, rings wrap)
+  for (int cols : {8, 16, 32, 64, 1008, 1016, 1032, 308, 316, 508, 516})
     for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 64, 256}, {3, 130, 544},
-                           {cols % 1000, 72, 1024}, {std::min(cols % 1000 + 1, 64), 200, 97}, {64, 64, 2080},
-                           {17, 129, 1000}, {9, 40, 33}, {20, 64, 2304}})
+                           {cols % 100, 72, 1024}, {std::min(cols % 100 + 1, 64), 200, 97}, {64, 64, 2080},
+                           {17, 129, 1000}, {9, 40, 33}, {20, 64, 2304}, {cols % 100, 70, 3616}})
       run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0, 3, 0, cols}, seed++);
   for (std::int64_t m : {1, 16, 64})  // decode shapes of the benchmark, widths chosen by the launcher
     run_w4({m, 2048, 7168, kDense, Fmt::bf16, false, 8, 0, 0}, seed++);

@@ -98,12 +98,18 @@ struct W4RegA {
 // flight). Registers: W = 4 leaves 128 per thread (64 of them the widened
 // k-tile; NA 8 no spills, NA 16 52 bytes), W = 3 168 (NA 32: 60 bytes), W = 2
 // 204-251 (no spills).
-template <int NA_, int W_ = (NA_ <= 16 ? 4 : NA_ == 32 ? 3 : 2), int STW_ = (NA_ == 8 ? 3 : 2)>
+// KT: 256, or 512 (half the hand-overs per chain; 128 registers of widened
+// k-tile, so two warpgroups and NA <= 16 only).
+template <int NA_, int W_ = (NA_ <= 16 ? 4 : NA_ == 32 ? 3 : 2), int STW_ = (NA_ == 8 ? 3 : 2), int KT_ = 256>
 struct W4Rs {
-  static constexpr int NA = NA_, KT = 256, W = W_, STW = STW_;
+  static constexpr int NA = NA_, KT = KT_, W = W_, STW = STW_;
 };
 template <int NA_>  // two warpgroups (W4Rs<64> has two already)
 using W4RsAlt = W4Rs<NA_, 2, NA_ <= 16 ? 4 : 2>;
+template <int NA_>  // decode_cols 500 + NA (8, 16): two warpgroups, k-tiles of 512
+using W4RsLong = W4Rs<NA_, 2, NA_ == 8 ? 3 : 2, 512>;
+template <int NA_>  // decode_cols 300 + NA (8, 16): three warpgroups
+using W4Rs3 = W4Rs<NA_, 3, 3>;
 // Activation columns per block: the smallest width holding M, halved (more
 // blocks on the same slice of B, a shorter wgmma) while that still leaves an
 // SM per block.
@@ -120,6 +126,12 @@ inline int w4_rs_cols(std::int64_t m, std::int64_t n, int sms) {
 // 64 x 2048 x 7168 (128), four 6-14% faster at 1 x 2048 x 7168 (32 blocks) and
 // 16 x 2048 x 7168 (64).
 inline bool w4_rs_two_wg(std::int64_t blocks, int sms) { return 2 * blocks > sms; }
+// Where that picks two warpgroups for blocks of 16 columns, three (W4Rs3<16>,
+// 168 registers) instead: one more k-tile widened in flight per SM. Measured
+// on the H100 (bench/results/gemm-decode.md "run 13 m64", one call, two
+// rounds, us): 64 x 2048 x 7168 (128 blocks) 32.94 / 33.01 against 33.84 /
+// 33.99 with two, 34.37 / 34.60 with two and k-tiles of 512 (W4RsLong<16>).
+inline bool w4_rs_three_wg(int cols) { return cols == 16; }
 
 // M <= 64 on the warp-level mma.sync (gemm_w4a16_mma.cu): D^T = B A^T, 16 rows
 // of B (widened in registers) x 8 NT rows of A per warp (NT m16n8k16 mmas per

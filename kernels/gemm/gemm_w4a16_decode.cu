@@ -14,7 +14,9 @@
 // table, one per bank, so a warp's lookups never conflict) and one bf16x2
 // multiply by 2^(e-127) (exact in range, +-Inf beyond it, NaN for 0xff:
 // C11's widening, subnormal 2^-127 included).
-// The chain of a 64 x NA tile runs over k-tiles of KT = 256 (16 steps); W
+// The chain of a 64 x NA tile runs over k-tiles of KT = 256 (16 steps; 512,
+// 32 steps, in the W4RsLong forms: 4 scale words per row, 128 registers of
+// widened k-tile); W
 // warpgroups take the k-tiles in turn: each loads its own k-tiles (cp.async,
 // STW stages of its own), widens a whole k-tile into registers while the
 // others run their steps, then takes the accumulator from shared memory
@@ -66,7 +68,7 @@ struct RsLayout {
   static constexpr int CODES = 64 * RS, ACT = CODES + 64 * CW * 4;
   static constexpr int STAGE = (ACT + C::NA * KT * 2 + 127) / 128 * 128;
   static constexpr int BYTES = STAGES + C::W * C::STW * STAGE;
-  static_assert(KT == 256 && CW == 2 && 64 * CW <= WT, "two scale words per row, one per thread");
+  static_assert((KT == 256 || KT == 512) && 64 * CW % WT == 0, "two or four scale words per row");
   static_assert(C::NA * (KT / 8) % WT == 0 && 64 * KB % WT == 0, "chunks per thread");
   static_assert(STAGES % 128 == 0 && ACT % 128 == 0 && BYTES <= 227 * 1024, "shared memory");
   static_assert(C::W >= 2 && 2 * C::W * 8 <= STAGES - BARS && C::STW >= 2, "2W mbarriers");
@@ -77,12 +79,12 @@ struct RsLayout {
 __device__ __forceinline__ std::uint32_t e2m1_bf16(std::uint32_t c) { return e2m1_f32_bits(c) >> 16; }
 
 // One warpgroup's copies of k-tile kt (wt: thread in the warpgroup). A: the
-// thread's chunk i (8 elements) is row 8 (i / 2) + wt % 8, 16-byte column
-// 16 (i % 2) + 2 (wt / 16) + (wt / 8) % 2, so the 8 lanes of a group write the
+// thread's chunk i (8 elements) is row 8 (i / CG) + wt % 8, 16-byte column
+// 16 (i % CG) + 2 (wt / 16) + (wt / 8) % 2 (CG = KT / 128), so the 8 lanes of a group write the
 // 8 rows of one core matrix (128 contiguous bytes of shared memory, where a
 // row per warp put its 32 chunks on the same 4 banks) and 4 lanes read 64
 // contiguous bytes of a row. B: chunk i is row wt / KB + 16 i, 32 elements
-// at (wt % KB) * 32; one scale word (row wt / CW, word wt % CW). Whole k-tiles
+// at (wt % KB) * 32; scale word wt + WT u (row / CW, word % CW), u < CPT. Whole k-tiles
 // with aligned rows take the cp.async loops alone (compact code in the
 // k-loop: the SASS of NA 64 went from 145 to 87 KB); the others load16.
 template <class C>
@@ -90,28 +92,29 @@ __device__ __forceinline__ void rs_load(std::uint8_t* st, const RsParams& p, std
                                         std::int64_t kt, int wt) {
   using L = RsLayout<C>;
   constexpr int A_PT = C::NA * (L::KT / 8) / L::WT, BRS = L::WT / L::KB, B_PT = 64 * L::KB / L::WT;
-  static_assert(L::KT / 8 == 32 && A_PT % 2 == 0, "32 chunks per row of A: 16 columns x 8 rows per pass");
+  constexpr int CG = L::KT / 128, CPT = 64 * L::CW / L::WT;  // 16-chunk column groups of A; scale words per thread
+  static_assert(A_PT % CG == 0, "CG x 16 chunks per row of A: 16 columns x 8 rows per pass");
   const int ar = wt & 7, ach = 2 * (wt >> 4) + ((wt >> 3) & 1), br = wt / L::KB, bch = wt % L::KB;
   const std::int64_t k0 = kt * L::KT, lda8 = 8 * p.lda, ldbs = BRS * p.ldb;
   std::uint8_t* const da = st + L::ACT + (ach >> 1) * C::NA * 32 + core_off(ar, ach & 1);
   std::uint8_t* const db = st + br * L::RS + 16 * bch;
   const std::int64_t oa = (m0 + ar) * p.lda + k0 + 8 * ach, ob = (n0 + br) * p.ldb + (k0 + 32 * bch) / 2;
-  // A chunk i: + (i / 2) * 256 bytes (core_off, 8 rows on) and + (i % 2) * 8 * NA * 32 (16 columns on).
+  // A chunk i: + (i / CG) * 256 bytes (core_off, 8 rows on) and + (i % CG) * 8 * NA * 32 (16 columns on).
   if (p.vec_a && p.vec_b && k0 + L::KT <= p.k) {
 #pragma unroll
     for (int i = 0; i < A_PT; ++i)
-      if (m0 + 8 * (i >> 1) + ar < p.m)
-        cp_async16(da + (i >> 1) * 256 + (i & 1) * 8 * C::NA * 32, p.a + oa + (i >> 1) * lda8 + 128 * (i & 1));
+      if (m0 + 8 * (i / CG) + ar < p.m)
+        cp_async16(da + (i / CG) * 256 + (i % CG) * 8 * C::NA * 32, p.a + oa + (i / CG) * lda8 + 128 * (i % CG));
 #pragma unroll
     for (int i = 0; i < B_PT; ++i)
       if (n0 + br + i * BRS < p.n) cp_async16(db + i * BRS * L::RS, p.b + ob + i * ldbs);
   } else {
 #pragma unroll 1
     for (int i = 0; i < A_PT; ++i) {
-      if (m0 + 8 * (i >> 1) + ar >= p.m) continue;
-      const int c = 8 * (16 * (i & 1) + ach);  // first element of the chunk in the k-tile
-      load16(da + (i >> 1) * 256 + (i & 1) * 8 * C::NA * 32,
-             reinterpret_cast<const std::uint8_t*>(p.a + oa + (i >> 1) * lda8 + 128 * (i & 1)), 2 * (p.k - (k0 + c)),
+      if (m0 + 8 * (i / CG) + ar >= p.m) continue;
+      const int c = 8 * (16 * (i % CG) + ach);  // first element of the chunk in the k-tile
+      load16(da + (i / CG) * 256 + (i % CG) * 8 * C::NA * 32,
+             reinterpret_cast<const std::uint8_t*>(p.a + oa + (i / CG) * lda8 + 128 * (i % CG)), 2 * (p.k - (k0 + c)),
              p.vec_a, p.a);
     }
 #pragma unroll 1
@@ -119,10 +122,13 @@ __device__ __forceinline__ void rs_load(std::uint8_t* st, const RsParams& p, std
       if (n0 + br + i * BRS < p.n)
         load16(db + i * BRS * L::RS, p.b + ob + i * ldbs, (p.k - (k0 + 32 * bch) + 1) / 2, p.vec_b, p.b);
   }
-  const int r = wt / L::CW, wi = wt % L::CW;
-  const std::int64_t kb4 = kt * L::KB + 4 * wi;
-  if (n0 + r < p.n && kb4 < p.nkb)
-    load_codes4(reinterpret_cast<std::uint32_t*>(st + L::CODES) + wt, p.sb, p.tc_b, p.vsc_b, n0 + r, kb4, p.nkb);
+#pragma unroll
+  for (int u = 0; u < CPT; ++u) {
+    const int w = wt + u * L::WT, r = w / L::CW, wi = w % L::CW;
+    const std::int64_t kb4 = kt * L::KB + 4 * wi;
+    if (n0 + r < p.n && kb4 < p.nkb)
+      load_codes4(reinterpret_cast<std::uint32_t*>(st + L::CODES) + w, p.sb, p.tc_b, p.vsc_b, n0 + r, kb4, p.nkb);
+  }
 }
 
 // smem_desc (gemm_common.cuh) of a 32-bit shared address.
@@ -168,16 +174,25 @@ __device__ __forceinline__ void widen_tile(std::uint32_t st, std::uint32_t lut, 
   const int r = 16 * (wt >> 5) + (l >> 2);
   const std::uint32_t selc = 0x4440u | static_cast<std::uint32_t>(c);  // byte c, zero-extended
   const std::uint32_t tab = lut + 4 * static_cast<std::uint32_t>(l);  // this lane's copy (bank l)
-  uint2 codes[2];
+  std::uint32_t codes[2][L::CW];  // the row's scale words (four codes each)
 #pragma unroll
-  for (int h = 0; h < 2; ++h) codes[h] = lds64(st + L::CODES + (r + 8 * h) * L::CW * 4);
+  for (int h = 0; h < 2; ++h) {
+    const std::uint32_t a = st + L::CODES + (r + 8 * h) * L::CW * 4;
+    if constexpr (L::CW == 2) {
+      const uint2 v = lds64(a);
+      codes[h][0] = v.x, codes[h][1] = v.y;
+    } else {
+      const uint4 v = lds128(a);
+      codes[h][0] = v.x, codes[h][1] = v.y, codes[h][2] = v.z, codes[h][3] = v.w;
+    }
+  }
 #pragma unroll
   for (int j = 0; j < L::KB; ++j) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {  // rows r and r + 8
       const uint4 x = lds128(st + (r + 8 * h) * L::RS + 16 * j);
       // 2^(e-127) as bf16x2 (e = 0: the subnormal 2^-127; 0xff: NaN), as ue8m0_bf16x2
-      const std::uint32_t e = prmt((j & 4) ? codes[h].y : codes[h].x, 0u, 0x4440u | (j & 3));
+      const std::uint32_t e = prmt(codes[h][j >> 2], 0u, 0x4440u | (j & 3));
       const std::uint32_t f2 = ((e << 7) | (((e + 1u) & 0xFEu) == 0u ? 0x40u : 0u)) * 0x00010001u;
       const std::uint32_t w[4] = {x.x, x.y, x.z, x.w};  // byte c: k 2c, 8 + 2c, 16 + 2c, 24 + 2c
 #pragma unroll
@@ -326,6 +341,10 @@ void rs_launch(RsParams p, cudaStream_t stream) {
 template <bool BF16>
 void rs_any(const RsParams& p, int cols, bool alt, cudaStream_t s) {
   switch (cols) {
+    case 308: return rs_launch<cfg::W4Rs3<8>, BF16>(p, s);
+    case 316: return rs_launch<cfg::W4Rs3<16>, BF16>(p, s);
+    case 508: return rs_launch<cfg::W4RsLong<8>, BF16>(p, s);
+    case 516: return rs_launch<cfg::W4RsLong<16>, BF16>(p, s);
     case 8: return alt ? rs_launch<cfg::W4RsAlt<8>, BF16>(p, s) : rs_launch<cfg::W4Rs<8>, BF16>(p, s);
     case 16: return alt ? rs_launch<cfg::W4RsAlt<16>, BF16>(p, s) : rs_launch<cfg::W4Rs<16>, BF16>(p, s);
     case 32: return alt ? rs_launch<cfg::W4RsAlt<32>, BF16>(p, s) : rs_launch<cfg::W4Rs<32>, BF16>(p, s);
@@ -342,9 +361,13 @@ void w4a16_decode_launch(const W4a16GemmArgs& x, int cols, int sms, cudaStream_t
   if (cols == 0) {
     cols = cfg::w4_rs_cols(x.m, x.n, sms);
     alt = cfg::w4_rs_two_wg((x.n + 63) / 64 * ((x.m + cols - 1) / cols), sms);
+    if (alt && cfg::w4_rs_three_wg(cols)) alt = false, cols += 300;  // W4Rs3
   }
-  if (cols != 8 && cols != 16 && cols != 32 && cols != 64)
-    throw mx::InvalidArgument("w4a16 GEMM: decode columns must be 8, 16, 32 or 64 (+ 1000: two warpgroups)");
+  const bool other = !alt && (cols == 308 || cols == 316 || cols == 508 || cols == 516);
+  if (cols != 8 && cols != 16 && cols != 32 && cols != 64 && !other)
+    throw mx::InvalidArgument(
+        "w4a16 GEMM: decode columns must be 8, 16, 32 or 64 (+ 1000: two warpgroups; 308, 316: three; 508, 516: "
+        "two with k-tiles of 512)");
   RsParams p = w4a16_params(x);
   x.out == mx::Fmt::bf16 ? rs_any<true>(p, cols, alt, stream) : rs_any<false>(p, cols, alt, stream);
 }
