@@ -142,7 +142,9 @@ inline bool w4_rs_three_wg(int cols) { return cols == 16; }
 // owning every P-th k-tile: copy, widen, mbarrier hand-over) for TG consumer
 // warps that only run the mmas (with one consumer and P >= 4 it runs alone on
 // an SM sub-partition, the producers two to each of the others). FORM names
-// it (decode_cols 2000 + FORM; P = 5, 6: 1011, 1111; DEEP + 4000).
+// it (decode_cols 2000 + FORM; P = 5, 6: 1011, 1111, 1112; DEEP + 4000). With
+// 6 producers and 16 tokens (1112, 5112) A lies apart from the stages, in one
+// tile per producer (12 whole stages of 19.3 KB do not fit beside the tables).
 template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false>
 struct W4Mma {
   static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256;
@@ -169,7 +171,7 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
   if (m <= 8) return wide ? 411 : 5111;
-  if (m <= 16) return wide ? 412 : 812;
+  if (m <= 16) return wide ? 412 : 5112;
   if (m <= 32) return wide ? 418 : 814;
   return wide ? 418 : 724;
 }
