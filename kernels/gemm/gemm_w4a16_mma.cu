@@ -69,10 +69,7 @@ namespace {
 // [lane] A fragments, 16 bytes each). LOADERS threads copy a k-tile (every
 // thread of the flat form; the one producer warp that owns it otherwise).
 // Producer warp w owns the k-tiles w, w + P, .. and the stages w, w + P, ..
-// (OWN of them; ST a multiple of P). ASEP (A apart): where 2P whole stages do
-// not fit (16 tokens, 6 producers: 12 x 19.3 KB + 41 KB of tables > 227 KB),
-// A leaves the stage for a ring of P A tiles of its own, one per producer
-// (k-tile kt's A in tile kt % P, that of its producer; see the producer loop).
+// (OWN of them; ST a multiple of P).
 template <class C>
 struct MmaLayout {
   static constexpr bool PC = C::P > 0;
@@ -82,16 +79,11 @@ struct MmaLayout {
   static constexpr int ROWS = 16 * C::TR, TOK = 8 * C::NT * C::TG;
   static constexpr int RS = KT / 2 + 16, RA = 2 * KT + 32;
   static constexpr int STAB = 256 * 32 * 4, BARS = STAB + 256 * 8 * 4, STAGES = BARS + (PC ? 256 : 0);
-  static constexpr int SC = ROWS * RS, ACT = SC + ROWS * CW * 4, ATILE = (TOK * RA + 127) / 128 * 128;
-  static constexpr int WIDE = PC ? STEPS * 512 : 0;  // the widened k-tile
-  static constexpr bool ASEP =
-      PC && C::TG == 1 && C::P >= 4 && STAGES + 2 * C::P * ((ACT + TOK * RA + WIDE + 127) / 128 * 128) > C::SMEM;
-  static constexpr int PA = ASEP ? C::P : 0;  // A tiles apart from the stages
-  static constexpr int WB = ASEP ? ACT : ACT + TOK * RA;
-  static constexpr int STAGE = (WB + WIDE + 127) / 128 * 128;
-  static constexpr int FIT = cmin(PC ? 12 : 8, (C::SMEM - STAGES - PA * ATILE) / STAGE);
+  static constexpr int SC = ROWS * RS, ACT = SC + ROWS * CW * 4, WB = ACT + TOK * RA;
+  static constexpr int STAGE = (WB + (PC ? STEPS * 512 : 0) + 127) / 128 * 128;
+  static constexpr int FIT = cmin(PC ? 12 : 8, (C::SMEM - STAGES) / STAGE);
   static constexpr int ST = PC ? FIT / C::P * C::P : FIT, OWN = PC ? ST / C::P : 1;
-  static constexpr int AREA = STAGES + ST * STAGE, BYTES = AREA + PA * ATILE;
+  static constexpr int BYTES = STAGES + ST * STAGE;
   static constexpr int BSTEP = LOADERS / 8, ASTEP = LOADERS / 32;  // rows between a loader's chunks
   static constexpr int B_PT = (ROWS + BSTEP - 1) / BSTEP, A_PT = (TOK + ASTEP - 1) / ASTEP;
   static constexpr int PB = 0;  // packed B at the start of a stage
@@ -110,21 +102,14 @@ struct MmaLayout {
   // 21.18 / 21.22, h100-dec/call2).
   static constexpr bool EARLY = PC && OWN == 2 && C::P >= 4;
   static_assert(!EARLY || ST == 2 * C::P, "two stages per producer");
-  static_assert(!ASEP || EARLY, "A apart: each producer's A tile serves its k-tiles, one at a time");
   static __device__ __forceinline__ int producer_of(int w) {  // producer index of warp w, or -1
     if constexpr (ALONE) return w == 3 ? -1 : w < 3 ? w : w - 1;
     return w < C::P ? w : -1;
   }
   static __device__ __forceinline__ int consumer_of(int w) { return ALONE ? 0 : w - C::P; }
-  // The A of stage s's k-tile at a_tile(s) from the start of shared memory
-  // (in the stage at ACT, or with ASEP the tile of the k-tile's producer, s %
-  // P); row `row`, 16-byte chunk c at row RA + 16 c of it; the widened
-  // fragment of step s of lane l at WB + 512 s + 16 l of the stage
-  // (gemm_w4a16_pc.cuh).
-  static __host__ __device__ constexpr int a_tile(int s) {
-    return ASEP ? AREA + s % (ASEP ? C::P : 1) * ATILE : STAGES + s * STAGE + ACT;
-  }
-  static __device__ __forceinline__ int a_dst(int row, int c) { return row * RA + 16 * c; }
+  // A row `row`, 16-byte chunk c at ACT + row RA + 16 c; the widened fragment
+  // of step s of lane l at WB + 512 s + 16 l (gemm_w4a16_pc.cuh).
+  static __device__ __forceinline__ int a_dst(int row, int c) { return ACT + row * RA + 16 * c; }
   static __device__ __forceinline__ int a_step(int i) { return i * ASTEP * RA; }
   static __device__ __forceinline__ void store_widened(std::uint8_t* st, int, int s, int l, const std::uint32_t (&a)[4]) {
     *reinterpret_cast<uint4*>(st + WB + s * 512 + 16 * l) = make_uint4(a[0], a[1], a[2], a[3]);
@@ -230,11 +215,9 @@ struct PcChunk {
 };
 
 // Chunk c of the k-tile in stage st: this lane's widened fragments at st + wo,
-// its A fragments at sa + ao (sa: the k-tile's A; token row tok + g, k 4t ..
-// 4t + 3).
+// its A fragments at st + ao (token row tok + g, k 4t .. 4t + 3).
 template <class C>
-__device__ __forceinline__ void pc_fetch(PcChunk<C>& x, const std::uint8_t* st, const std::uint8_t* sa, int wo, int ao,
-                                         int c) {
+__device__ __forceinline__ void pc_fetch(PcChunk<C>& x, const std::uint8_t* st, int wo, int ao, int c) {
   using L = MmaLayout<C>;
 #pragma unroll
   for (int i = 0; i < L::CH; ++i) {
@@ -242,7 +225,7 @@ __device__ __forceinline__ void pc_fetch(PcChunk<C>& x, const std::uint8_t* st, 
     x.b[i] = *reinterpret_cast<const uint4*>(st + wo + s * 512);
 #pragma unroll
     for (int jn = 0; jn < C::NT; ++jn)
-      x.a[i][jn] = *reinterpret_cast<const uint2*>(sa + ao + jn * 8 * L::RA + 32 * s);
+      x.a[i][jn] = *reinterpret_cast<const uint2*>(st + ao + jn * 8 * L::RA + 32 * s);
   }
 }
 
@@ -298,11 +281,10 @@ __device__ __forceinline__ void mma_prepare(std::uint8_t* smem, const MmaLoader&
   const int tid = static_cast<int>(threadIdx.x);
   pc_tables<L>(smem);
   std::uint8_t* const stages = smem + L::STAGES;
-  for (int s = 0; s < (L::ASEP ? L::PA : L::ST); ++s)
-    for (int i = tid; i < (L::TOK - q.va) * L::RA / 16; i += L::THREADS)
-      reinterpret_cast<uint4*>(smem + L::a_tile(s) + q.va * L::RA)[i] = make_uint4(0, 0, 0, 0);
   for (int s = 0; s < L::ST; ++s) {
     std::uint8_t* const st = stages + s * L::STAGE;
+    for (int i = tid; i < (L::TOK - q.va) * L::RA / 16; i += L::THREADS)
+      reinterpret_cast<uint4*>(st + L::ACT + q.va * L::RA)[i] = make_uint4(0, 0, 0, 0);
     for (int i = tid; i < (L::ROWS - q.vb) * L::RS / 16; i += L::THREADS)
       reinterpret_cast<uint4*>(st + q.vb * L::RS)[i] = make_uint4(0, 0, 0, 0);
     for (int i = tid; i < (L::ROWS - q.vb) * L::CW; i += L::THREADS)
@@ -326,7 +308,7 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   const MmaLoader q = mma_loader<MmaLayout<C>>(p, m0, n0, tid);
 #pragma unroll
   for (int s = 0; s < L::ST - 1; ++s) {
-    if (s < ntiles) mma_load<MmaLayout<C>>(stages + s * L::STAGE, smem + L::a_tile(s), p, q, s, tid);
+    if (s < ntiles) mma_load<MmaLayout<C>>(stages + s * L::STAGE, p, q, s, tid);
     cp_async_commit();
   }
   mma_prepare<C>(smem, q);
@@ -339,8 +321,7 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   for (std::int64_t kt = 0; kt < ntiles; ++kt) {
     cp_async_wait<L::ST - 2>();
     __syncthreads();  // tile kt landed (every thread's copies); every warp is done with stage (kt - 1) % ST
-    if (kt + L::ST - 1 < ntiles)
-      mma_load<MmaLayout<C>>(stages + nxt * L::STAGE, smem + L::a_tile(nxt), p, q, kt + L::ST - 1, tid);
+    if (kt + L::ST - 1 < ntiles) mma_load<MmaLayout<C>>(stages + nxt * L::STAGE, p, q, kt + L::ST - 1, tid);
     cp_async_commit();
     const std::uint8_t* const st = stages + cur * L::STAGE;
     const std::int64_t valid = p.k - kt * L::KT;
@@ -368,11 +349,7 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
 // again it waits on the stage's `empty` mbarrier, where every consumer thread
 // arrives once it has read the stage. TG consumer warps run the mma steps of
 // every k-tile in order (NT n8 tiles of A each), their operands fetched one
-// chunk ahead into registers. No block-wide barrier after the start. With
-// ASEP (A apart) producer w copies the A of its k-tile kt into its own A tile
-// at the start of kt's turn (once the consumers have released k-tile kt - P,
-// the tile's previous k-tile), widens kt meanwhile and waits for that A
-// before it arrives on `full`.
+// chunk ahead into registers. No block-wide barrier after the start.
 template <class C, bool BF16>
 __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(const MmaParams p) {
 #ifdef MXK_GEMM_HAVE_WGMMA
@@ -390,8 +367,7 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
   if (producer) {  // own k-tiles 0 .. OWN - 2
 #pragma unroll
     for (int j = 0; j < L::OWN - 1; ++j) {
-      const int s = w + C::P * j;
-      if (s < ntiles) mma_load<L, L::ASEP ? kLoadB : kLoadAll>(stages + s * L::STAGE, smem + L::a_tile(s), p, q, s, l);
+      if (w + C::P * j < ntiles) mma_load<MmaLayout<C>>(stages + (w + C::P * j) * L::STAGE, p, q, w + C::P * j, l);
       cp_async_commit();
     }
   }
@@ -414,29 +390,20 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
       if (ktn < ntiles) {
         const int sn = w + C::P * static_cast<int>((j + L::OWN - 1) % L::OWN);
         if (j > 0) mbar_wait(empty + sn, static_cast<std::uint32_t>((ktn - L::ST) / L::ST) & 1u);
-        mma_load<L, L::ASEP ? kLoadB : kLoadAll>(stages + sn * L::STAGE, smem + L::a_tile(sn), p, q, ktn, l);
+        mma_load<MmaLayout<C>>(stages + sn * L::STAGE, p, q, ktn, l);
       }
       cp_async_commit();
     };
     for (std::int64_t j = 0, kt = w; kt < ntiles; ++j, kt += C::P) {
       std::uint8_t* const st = stages + (w + C::P * static_cast<int>(j % L::OWN)) * L::STAGE;
-      if constexpr (L::ASEP) {  // A of k-tile kt into this producer's A tile, once the consumers released k-tile
-                                // kt - P (the same wait as copy_ahead's, made here even without a k-tile ahead)
-        const int sp = w + C::P * static_cast<int>((j + L::OWN - 1) % L::OWN);
-        if (j > 0) mbar_wait(empty + sp, static_cast<std::uint32_t>((kt - C::P) / L::ST) & 1u);
-        mma_load<L, kLoadA>(st, smem + L::a_tile(w), p, q, kt, l);
-        cp_async_commit();
-      }
       if constexpr (L::EARLY) copy_ahead(j, kt);
-      // own k-tile j's packed B landed (this lane's copies; pending: its A with ASEP, the copy ahead with EARLY)
-      cp_async_wait<L::EARLY ? L::OWN - 1 + (L::ASEP ? 1 : 0) : L::OWN - 2>();
-      __syncwarp();  // .. and the other lanes'
+      cp_async_wait<L::EARLY ? L::OWN - 1 : L::OWN - 2>();  // own k-tile j landed (this lane's copies)
+      __syncwarp();                                         // .. and the other lanes'
       const std::int64_t valid = p.k - kt * L::KT;
       if (valid < L::KT)
         pc_widen<MmaLayout<C>, true>(st, lut, stab, static_cast<int>(valid));
       else
         pc_widen<MmaLayout<C>, false>(st, lut, stab, L::KT);
-      if constexpr (L::ASEP) cp_async_wait<1>();  // its A too (each lane its own copies, before its arrival)
       mbar_arrive(full + (st - stages) / L::STAGE);
       if constexpr (!L::EARLY) copy_ahead(j, kt);
     }
@@ -446,13 +413,13 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
   const int tok = 8 * C::NT * L::consumer_of(tid >> 5);
   float acc[C::NT][4];
   mma_init<C::NT>(acc, p, n0, m0 + tok);
-  const int wo = L::WB + 16 * l, ao = (tok + (l >> 2)) * L::RA + 8 * (l & 3);
+  const int wo = L::WB + 16 * l, ao = L::ACT + (tok + (l >> 2)) * L::RA + 8 * (l & 3);
   constexpr int D = L::RING - 1;  // chunks fetched ahead
   PcChunk<C> ring[L::RING];
   if (ntiles > 0) {
     mbar_wait(full, 0u);
 #pragma unroll
-    for (int c = 0; c < D; ++c) pc_fetch<C>(ring[c], stages, smem + L::a_tile(0), wo, ao, c);
+    for (int c = 0; c < D; ++c) pc_fetch<C>(ring[c], stages, wo, ao, c);
   }
   int cur = 0;
   for (std::int64_t kt = 0; kt < ntiles; ++kt) {
@@ -461,10 +428,10 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
     for (int c = 0; c < L::NCH; ++c) {
       const int f = c + D;  // the chunk fetched now: of this k-tile, or f - NCH of the next
       if (f < L::NCH) {
-        pc_fetch<C>(ring[f % L::RING], stages + cur * L::STAGE, smem + L::a_tile(cur), wo, ao, f);
+        pc_fetch<C>(ring[f % L::RING], stages + cur * L::STAGE, wo, ao, f);
       } else if (kt + 1 < ntiles) {
         if (f == L::NCH) mbar_wait(full + next, static_cast<std::uint32_t>((kt + 1) / L::ST) & 1u);
-        pc_fetch<C>(ring[f % L::RING], stages + next * L::STAGE, smem + L::a_tile(next), wo, ao, f - L::NCH);
+        pc_fetch<C>(ring[f % L::RING], stages + next * L::STAGE, wo, ao, f - L::NCH);
       }
       pc_run<C>(ring[c % L::RING], acc);
     }
@@ -514,13 +481,10 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 4812: return mma_launch<cfg::W4Mma<1, 1, 2, 3, true>, BF16>(p, s);
     case 4912: return mma_launch<cfg::W4Mma<1, 1, 2, 4, true>, BF16>(p, s);
     case 5111: return mma_launch<cfg::W4Mma<1, 1, 1, 6, true>, BF16>(p, s);
-    case 1112: return mma_launch<cfg::W4Mma<1, 1, 2, 6>, BF16>(p, s);  // A apart (ASEP)
-    case 5112: return mma_launch<cfg::W4Mma<1, 1, 2, 6, true>, BF16>(p, s);
     default:
       throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 224 (flat), "
-                                "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1111, 1112 (2 .. 6 producer "
-                                "warps), "
-                                "4811, 4812, 4912, 5111, 5112 (the same, consumer loads 3 chunks ahead) "
+                                "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1111 (2 .. 6 producer warps), "
+                                "4811, 4812, 4912, 5111 (the same, consumer loads 3 chunks ahead) "
                                 "(decode_cols 2000 + form)");
   }
 }

@@ -8,8 +8,7 @@
 // ROWS, TOK, RS (packed row stride), PB (packed B in a stage), SC (scale
 // words), STAB (scale table), BSTEP / ASTEP / B_PT / A_PT (a loader's rows),
 // a_dst(row, chunk) (byte of 16-byte chunk `chunk` of row `row` of A in a
-// k-tile's A, which lies in the stage or in a ring of its own), a_step(i)
-// (offset of row + i ASTEP from row) and
+// stage), a_step(i) (offset of row + i ASTEP from row) and
 // store_widened(stage, tile, step, lane, a[4]) (where the widened fragment of
 // a lane goes). Moved from gemm_w4a16_mma.cu, behaviour unchanged.
 #pragma once
@@ -73,55 +72,39 @@ __device__ __forceinline__ MmaLoader mma_loader(const MmaParams& p, std::int64_t
   return q;
 }
 
-// What mma_load copies: packed B and its scale codes, A, or both.
-enum : int { kLoadB = 1, kLoadA = 2, kLoadAll = 3 };
-
-// The copies of k-tile kt by loader thread lt: packed B and its scale codes
-// into stage st, A into sa (the k-tile's A: in the stage, or its own ring).
-// Whole k-tiles with aligned rows: cp.async only; otherwise load16
-// (zero-filled past K).
-template <class L, int PART = kLoadAll>
-__device__ __forceinline__ void mma_load(std::uint8_t* st, std::uint8_t* sa, const MmaParams& p, const MmaLoader& q,
-                                         std::int64_t kt, int lt) {
-  constexpr bool LB = (PART & kLoadB) != 0, LA = (PART & kLoadA) != 0;
+// The copies of k-tile kt into stage st by loader thread lt. Whole k-tiles
+// with aligned rows: cp.async only; otherwise load16 (zero-filled past K).
+template <class L>
+__device__ __forceinline__ void mma_load(std::uint8_t* st, const MmaParams& p, const MmaLoader& q, std::int64_t kt,
+                                         int lt) {
   const std::int64_t k0 = kt * L::KT;
   if (p.vec_a && p.vec_b && k0 + L::KT <= p.k) {  // whole k-tile, aligned rows: compact cp.async loops
-    if constexpr (LB) {
 #pragma unroll
-      for (int i = 0; i < L::B_PT; ++i)
-        if (q.rb + i * L::BSTEP < q.vb) cp_async16(st + q.db + i * L::BSTEP * L::RS, q.b + i * q.bstep + k0 / 2);
-    }
-    if constexpr (LA) {
+    for (int i = 0; i < L::B_PT; ++i)
+      if (q.rb + i * L::BSTEP < q.vb) cp_async16(st + q.db + i * L::BSTEP * L::RS, q.b + i * q.bstep + k0 / 2);
 #pragma unroll
-      for (int i = 0; i < L::A_PT; ++i)
-        if (q.ra + i * L::ASTEP < q.va) cp_async16(sa + q.da + L::a_step(i), q.a + i * q.astep + k0);
-    }
+    for (int i = 0; i < L::A_PT; ++i)
+      if (q.ra + i * L::ASTEP < q.va) cp_async16(st + q.da + L::a_step(i), q.a + i * q.astep + k0);
   } else {  // the last k-tile or unaligned rows, not unrolled
     const std::int64_t kb = k0 + 32 * q.cb, ka = k0 + 8 * q.ca;
-    if constexpr (LB) {
 #pragma unroll 1
-      for (int i = 0; i < L::B_PT; ++i)
-        if (q.rb + i * L::BSTEP < q.vb)
-          load16(st + q.db + i * L::BSTEP * L::RS, q.b + i * q.bstep + k0 / 2, (p.k - kb + 1) / 2, p.vec_b, p.b);
-    }
-    if constexpr (LA) {
+    for (int i = 0; i < L::B_PT; ++i)
+      if (q.rb + i * L::BSTEP < q.vb)
+        load16(st + q.db + i * L::BSTEP * L::RS, q.b + i * q.bstep + k0 / 2, (p.k - kb + 1) / 2, p.vec_b, p.b);
 #pragma unroll 1
-      for (int i = 0; i < L::A_PT; ++i)
-        if (q.ra + i * L::ASTEP < q.va)
-          load16(sa + q.da + L::a_step(i), reinterpret_cast<const std::uint8_t*>(q.a + i * q.astep + k0),
-                 2 * (p.k - ka), p.vec_a, p.a);
-    }
+    for (int i = 0; i < L::A_PT; ++i)
+      if (q.ra + i * L::ASTEP < q.va)
+        load16(st + q.da + L::a_step(i), reinterpret_cast<const std::uint8_t*>(q.a + i * q.astep + k0),
+               2 * (p.k - ka), p.vec_a, p.a);
   }
   // scale word u % CW (k-blocks 8 kt + 4 (u % CW) ..) of row u / CW: one per loader (a second pass where
   // ROWS CW > LOADERS)
-  if constexpr (LB) {
-    for (int u = lt; u < L::ROWS * L::CW; u += L::LOADERS) {
-      const int r = u / L::CW, wi = u % L::CW;
-      const std::int64_t kb4 = kt * L::KB + 4 * wi;
-      if (r < q.vb && kb4 < p.nkb)
-        load_codes4(reinterpret_cast<std::uint32_t*>(st + L::SC) + u, p.sb, p.tc_b, p.vsc_b, q.n0 + r, kb4, p.nkb);
-      if constexpr (L::ROWS * L::CW <= L::LOADERS) break;
-    }
+  for (int u = lt; u < L::ROWS * L::CW; u += L::LOADERS) {
+    const int r = u / L::CW, wi = u % L::CW;
+    const std::int64_t kb4 = kt * L::KB + 4 * wi;
+    if (r < q.vb && kb4 < p.nkb)
+      load_codes4(reinterpret_cast<std::uint32_t*>(st + L::SC) + u, p.sb, p.tc_b, p.vsc_b, q.n0 + r, kb4, p.nkb);
+    if constexpr (L::ROWS * L::CW <= L::LOADERS) break;
   }
 }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # run-d16.sh - issue 10 at 16 x 2048 x 7168: the 6-producer form with A apart
-# from the stages (5112, 1112; gemm_w4a16_mma.cu MmaLayout::ASEP) against
+# from the stages (5112, 1112; gemm_w4a16_mma.cu MmaLayout::ASEP, in commit
+# 8505ed9 of branch wip/d16 only: measured slower and reverted, so the forced
+# forms 7112 / 3112 below exist only with that commit's sources) against
 # main's, on one GPU in one device call (< 200 s). Run from the root of a main
 # checkout with this branch's changed files in .devrun/d16/overlay (main's
 # sources are copied aside first, then the overlay is applied):
