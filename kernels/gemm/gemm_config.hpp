@@ -165,7 +165,7 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 // chunks ahead) 14.95 / 14.93 at M = 1 (1111 17.07 / 16.97, 811 17.32 /
 // 17.15, 4811 17.82 / 17.88); M = 16 stays 812: 18.05 / 18.07 (4812 18.18 /
 // 18.03, 912 18.22 / 18.28, 4912 19.38 / 19.67; 6 producers do not fit 16
-// tokens' stages). Run 14 d16 (h100-d16/call1, one call, rounds 1 / 2,
+// tokens' stages). Run 13 d16 (h100-d16/call1, one call, rounds 1 / 2,
 // cuBLAS bf16 15.25 / 15.19): with A apart from the stages (one A tile per
 // producer, branch wip/d16 commit 8505ed9, not kept) 6 producers fit 16
 // tokens but are slower: 5112 19.30 / 19.16, 1112 18.44 / 18.34, against
