@@ -57,9 +57,12 @@ bool force_software();
 
 // Work split of the quantize kernels: rowwise, the 1024-element chunks one
 // warp converts (pipelined: the next chunk's loads overlap this one's
-// conversion); colwise/fused, the 128x64 tiles one CTA converts. 0 (the
-// default) picks 1..4 from the tensor size; n in 1..4 forces n, so that the
-// gate covers the pipelined paths on small shapes. Same bytes either way.
+// conversion), and for the rowwise tile kernel (8-bit MX codes of 16-bit
+// inputs with tcgen05 scales) the 128x64 sub-tiles one CTA converts (1, or
+// 2 for any n >= 2 where the shape allows 128x128); colwise/fused, the 128x64
+// tiles one CTA converts. 0 (the default) picks from the tensor size; n in
+// 1..4 forces n, so that the gate covers the pipelined paths on small shapes.
+// Same bytes either way.
 void set_work_split(int n);
 int work_split();
 
