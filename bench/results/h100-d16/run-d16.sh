@@ -1,7 +1,5 @@
 #!/usr/bin/env bash
 # run-d16.sh - issue 10 at 16 x 2048 x 7168: the 6-producer form with A apart
-# (Kept under bench/results/h100-d16/ as the record of the call; it ran as
-# kernels/gemm/run-d16.sh from the overlay of branch wip/d16, commit 8505ed9.)
 # from the stages (5112, 1112; gemm_w4a16_mma.cu MmaLayout::ASEP, in commit
 # 8505ed9 of branch wip/d16 only: measured slower and reverted, so the forced
 # forms 7112 / 3112 below exist only with that commit's sources) against
@@ -17,6 +15,8 @@
 # 50) after each round; then the whole GEMM gate (each test its own process,
 # in parallel) beside compute-sanitizer memcheck / racecheck on
 # GemmGateSanitizer.W4a16Mma; Nsight Compute on 5112 / 812 if time is left.
+# (Kept under bench/results/h100-d16/ as the record of the call; it ran as
+# kernels/gemm/run-d16.sh from the overlay of branch wip/d16, commit 8505ed9.)
 set -uo pipefail
 O=${OUT:-/tmp/d16-out}; mkdir -p "$O"; S=$O/summary.txt; : >"$S"
 R=$PWD; T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
