@@ -189,7 +189,7 @@ __device__ __forceinline__ void mma_tile(const std::uint8_t* st, const std::uint
   const std::uint8_t* const a0 = st + L::ACT + tok * L::RA + 8 * t;  // token g, k 4t .. 4t + 3 (+ 32 s, + 8 RA jn)
   std::uint32_t c0[L::CW], c1[L::CW];
   stage_codes<MmaLayout<C>>(st, row, c0, c1);
-  const std::uint32_t lut_a = shared_addr(lut);
+  const std::uint32_t lut_a = smem_u32(lut);
 #pragma unroll
   for (int j = 0; j < L::KB; ++j) {  // k-block j: steps 2j, 2j + 1
     const std::uint32_t f0 = scale_f2(c0, j, stab), f1 = scale_f2(c1, j, stab);

@@ -19,6 +19,7 @@
 
 #include "gemm/gemm_common.cuh"
 #include "gemm/gemm_host.hpp"
+#include "gemm/gemm_ws.cuh"  // smem_u32
 
 namespace mxk::gemm {
 namespace {
@@ -37,9 +38,6 @@ __device__ __forceinline__ std::uint32_t lut_word(std::uint32_t lut_a, std::uint
   std::uint32_t v;
   asm("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(lut_a + (byte << 7)));
   return v;
-}
-__device__ __forceinline__ std::uint32_t shared_addr(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
 // What loader thread lt copies of every k-tile, fixed for the block: B rows
@@ -140,7 +138,7 @@ __device__ __forceinline__ void pc_widen(std::uint8_t* st, const std::uint8_t* l
   const int l = static_cast<int>(threadIdx.x) & 31, g = l >> 2, t = l & 3;
   const int row = 16 * tile + g;
   const std::uint8_t* const b0 = st + L::PB + row * L::RS + 2 * t;
-  const std::uint32_t lut_a = shared_addr(lut);
+  const std::uint32_t lut_a = smem_u32(lut);
   std::uint32_t c0[L::CW], c1[L::CW];
   stage_codes<L>(st, row, c0, c1);
 #pragma unroll
