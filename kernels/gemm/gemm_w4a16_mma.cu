@@ -81,7 +81,7 @@ struct MmaLayout {
   static constexpr int STAB = 256 * 32 * 4, BARS = STAB + 256 * 8 * 4, STAGES = BARS + (PC ? 256 : 0);
   static constexpr int SC = ROWS * RS, ACT = SC + ROWS * CW * 4, WB = ACT + TOK * RA;
   static constexpr int STAGE = (WB + (PC ? STEPS * 512 : 0) + 127) / 128 * 128;
-  static constexpr int FIT = cmin(PC ? 12 : 8, (C::SMEM - STAGES) / STAGE);
+  static constexpr int FIT = cmin(PC ? 12 : C::STX > 0 ? C::STX : 8, (C::SMEM - STAGES) / STAGE);
   static constexpr int ST = PC ? FIT / C::P * C::P : FIT, OWN = PC ? ST / C::P : 1;
   static constexpr int BYTES = STAGES + ST * STAGE;
   static constexpr int BSTEP = LOADERS / 8, ASTEP = LOADERS / 32;  // rows between a loader's chunks
@@ -129,6 +129,7 @@ struct MmaLayout {
   static_assert(LOADERS % 32 == 0 && ROWS * CW <= LOADERS, "one scale word per loader");
   static_assert(!PC || C::TR == 1, "producer warps serve one weight tile");
   static_assert(PC || !C::DEEP, "DEEP: a consumer's ring");
+  static_assert(!PC || C::STX == 0, "STX: flat forms only");
   static_assert(B_PT * BSTEP >= ROWS && A_PT * ASTEP >= TOK && BSTEP * 8 == LOADERS && ASTEP * 32 == LOADERS,
                 "chunks per loader");
   static_assert((PC ? OWN >= 2 && 2 * ST * 8 <= STAGES - BARS && NCH % 2 == 0 : ST >= 3) &&
@@ -465,6 +466,16 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 411: return mma_launch<cfg::W4Mma<4, 1, 1>, BF16>(p, s);
     case 412: return mma_launch<cfg::W4Mma<4, 1, 2>, BF16>(p, s);
     case 418: return mma_launch<cfg::W4Mma<4, 1, 8>, BF16>(p, s);
+    case 421: return mma_launch<cfg::W4Mma<4, 2, 1>, BF16>(p, s);
+    case 424: return mma_launch<cfg::W4Mma<4, 2, 4>, BF16>(p, s);
+    case 442: return mma_launch<cfg::W4Mma<4, 4, 2>, BF16>(p, s);
+    case 30211: return mma_launch<cfg::W4Mma<2, 1, 1, 0, false, 3>, BF16>(p, s);
+    case 30212: return mma_launch<cfg::W4Mma<2, 1, 2, 0, false, 3>, BF16>(p, s);
+    case 30221: return mma_launch<cfg::W4Mma<2, 2, 1, 0, false, 3>, BF16>(p, s);
+    case 30411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3>, BF16>(p, s);
+    case 30412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3>, BF16>(p, s);
+    case 40412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 4>, BF16>(p, s);
+    case 30421: return mma_launch<cfg::W4Mma<4, 2, 1, 0, false, 3>, BF16>(p, s);
     case 224: return mma_launch<cfg::W4Mma<2, 2, 4>, BF16>(p, s);
     case 711: return mma_launch<cfg::W4Mma<1, 1, 1, 2>, BF16>(p, s);
     case 712: return mma_launch<cfg::W4Mma<1, 1, 2, 2>, BF16>(p, s);
@@ -482,7 +493,8 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 4912: return mma_launch<cfg::W4Mma<1, 1, 2, 4, true>, BF16>(p, s);
     case 5111: return mma_launch<cfg::W4Mma<1, 1, 1, 6, true>, BF16>(p, s);
     default:
-      throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 224 (flat), "
+      throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 421, 424, 442, 224 (flat), "
+                                "30211, 30212, 30221, 30411, 30412, 40412, 30421 (flat, at most 3 or 4 stages), "
                                 "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1111 (2 .. 6 producer warps), "
                                 "4811, 4812, 4912, 5111 (the same, consumer loads 3 chunks ahead) "
                                 "(decode_cols 2000 + form)");
