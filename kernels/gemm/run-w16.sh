@@ -57,7 +57,7 @@ for round in 1 2; do
   timeout 40 python3 kernels/gemm/bench/torch_bench.py 50 2>&1 | grep -E "cublas_bf16.*,(1|16|64),|Error" >>"$S"
 done
 log "bench done: $(el) s"
-if [ "${NCU:-1}" = 1 ]; then  # before the gate: nothing else on the GPU
+if [ "${NCU:-1}" = 1 ] && [ $(el) -lt ${NCU_BY:-150} ]; then  # before the gate: nothing else on the GPU
   timeout 45 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
     --section SourceCounters --section LaunchStats --section Occupancy -k regex:w4a16_mma --launch-skip 2 -c 1 -f \
     -o /tmp/n412 $BN time w4a16 16 7168 2048 3 0 2412 >/tmp/n412.log 2>&1
