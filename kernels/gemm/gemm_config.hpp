@@ -176,8 +176,8 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 // 812 18.08 / 18.06; M = 16 stays 812.
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
-  if (m <= 8) return wide ? 411 : 5111;
-  if (m <= 16) return wide ? 412 : 812;
+  if (m <= 8) return wide ? 30411 : 5111;
+  if (m <= 16) return wide ? 30412 : 812;
   if (m <= 32) return wide ? 418 : 814;
   return wide ? 418 : 724;
 }

@@ -281,13 +281,18 @@ __device__ __forceinline__ void mma_prepare(std::uint8_t* smem, const MmaLoader&
   using L = MmaLayout<C>;
   const int tid = static_cast<int>(threadIdx.x);
   pc_tables<L>(smem);
+  if (q.va == L::TOK && q.vb == L::ROWS) return;  // a whole block: nothing to zero (and no code to fetch)
   std::uint8_t* const stages = smem + L::STAGES;
+#pragma unroll 1
   for (int s = 0; s < L::ST; ++s) {
     std::uint8_t* const st = stages + s * L::STAGE;
+#pragma unroll 1
     for (int i = tid; i < (L::TOK - q.va) * L::RA / 16; i += L::THREADS)
       reinterpret_cast<uint4*>(st + L::ACT + q.va * L::RA)[i] = make_uint4(0, 0, 0, 0);
+#pragma unroll 1
     for (int i = tid; i < (L::ROWS - q.vb) * L::RS / 16; i += L::THREADS)
       reinterpret_cast<uint4*>(st + q.vb * L::RS)[i] = make_uint4(0, 0, 0, 0);
+#pragma unroll 1
     for (int i = tid; i < (L::ROWS - q.vb) * L::CW; i += L::THREADS)
       reinterpret_cast<std::uint32_t*>(st + L::SC + q.vb * L::CW * 4)[i] = 0u;
   }
@@ -307,7 +312,7 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
   std::uint8_t* const stages = smem + L::STAGES;
   const MmaLoader q = mma_loader<MmaLayout<C>>(p, m0, n0, tid);
-#pragma unroll
+#pragma unroll 1  // one copy of the copy code (run once per block: every instruction of it is fetched cold)
   for (int s = 0; s < L::ST - 1; ++s) {
     if (s < ntiles) mma_load<MmaLayout<C>>(stages + s * L::STAGE, p, q, s, tid);
     cp_async_commit();
@@ -476,6 +481,7 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 30412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3>, BF16>(p, s);
     case 40412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 4>, BF16>(p, s);
     case 30421: return mma_launch<cfg::W4Mma<4, 2, 1, 0, false, 3>, BF16>(p, s);
+    case 30418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 3>, BF16>(p, s);
     case 224: return mma_launch<cfg::W4Mma<2, 2, 4>, BF16>(p, s);
     case 711: return mma_launch<cfg::W4Mma<1, 1, 1, 2>, BF16>(p, s);
     case 712: return mma_launch<cfg::W4Mma<1, 1, 2, 2>, BF16>(p, s);
@@ -494,7 +500,7 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 5111: return mma_launch<cfg::W4Mma<1, 1, 1, 6, true>, BF16>(p, s);
     default:
       throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 421, 424, 442, 224 (flat), "
-                                "30211, 30212, 30221, 30411, 30412, 40412, 30421 (flat, at most 3 or 4 stages), "
+                                "30211, 30212, 30221, 30411, 30412, 40412, 30421, 30418 (flat, at most 3 or 4 stages), "
                                 "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1111 (2 .. 6 producer warps), "
                                 "4811, 4812, 4912, 5111 (the same, consumer loads 3 chunks ahead) "
                                 "(decode_cols 2000 + form)");

@@ -14,7 +14,10 @@
 # cuBLAS bf16 (torch_bench.py 50) after each round, two rounds; then the whole
 # GEMM gate (each test its own process, in parallel) beside compute-sanitizer
 # memcheck / racecheck on GemmGateSanitizer.W4a16Mma, and Nsight Compute
-# (warp states, source counters, memory) on 412 at 16 x 7168 x 2048.
+# (warp states, source counters, memory) on 30412 (NCU_COLS) at 16 x 7168 x
+# 2048. Call 1 (bench/results/h100-w16/call1) ran it with FORMS_16 = 2412 2421
+# 32412 42412 32212 32221 32421, FORMS_1 = 2411 32411 32211, FORMS_64 = 2418
+# 2424 2442, ncu on 2412 and the SASS of 412 (STX 0).
 set -uo pipefail
 O=${OUT:-/tmp/w16-out}; mkdir -p "$O"; S=$O/summary.txt; : >"$S"
 R=$PWD; T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
@@ -43,8 +46,8 @@ grep -E "Failure|differ|Which is|w4a16 m=" /tmp/smoke.log | head -8 | tee -a "$S
 log "## us per call (kernel,M,N,K,us,tflops), bf16 out; main = main's binary, new = this tree's; cols 0 launcher, 2000 + form"
 b() { printf "%-4s " "$1" >>"$S"; timeout 15 ${!1} time w4a16 $2 $3 $4 200 0 $5 2>&1 | tail -1 | sed "s/^w4a16,/w4a16(cols$5),/" >>"$S"; }
 B_main=$BM; B_new=$BN
-FORMS_16=${FORMS_16:-2412 2421 32412 42412 32212 32221 32421}; FORMS_1=${FORMS_1:-2411 32411 32211}
-FORMS_64=${FORMS_64:-2418 2424 2442}
+FORMS_16=${FORMS_16:-2412 32412 42412 32421}; FORMS_1=${FORMS_1:-2411 32411}
+FORMS_64=${FORMS_64:-2418 32418}
 for round in 1 2; do
   log "# round $round ($(el) s)"
   for shp in "16 7168 2048" "1 7168 2048" "64 7168 2048" "16 2048 7168" "1 2048 7168" "64 2048 7168"; do
@@ -60,8 +63,8 @@ log "bench done: $(el) s"
 if [ "${NCU:-1}" = 1 ] && [ $(el) -lt ${NCU_BY:-150} ]; then  # before the gate: nothing else on the GPU
   timeout 45 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
     --section SourceCounters --section LaunchStats --section Occupancy -k regex:w4a16_mma --launch-skip 2 -c 1 -f \
-    -o /tmp/n412 $BN time w4a16 16 7168 2048 3 0 2412 >/tmp/n412.log 2>&1
-  log "ncu 412 rc=$? $(el) s"
+    -o /tmp/n412 $BN time w4a16 16 7168 2048 3 0 ${NCU_COLS:-32412} >/tmp/n412.log 2>&1
+  log "ncu cols ${NCU_COLS:-32412} rc=$? $(el) s"
   timeout 20 ncu -i /tmp/n412.ncu-rep --page details >"$O/ncu412.txt" 2>&1
   timeout 20 ncu -i /tmp/n412.ncu-rep --page source --csv --print-source sass >"$O/src412.csv" 2>&1
   gzip -f "$O/src412.csv"
@@ -80,8 +83,8 @@ for t in $(cat /tmp/gate/list); do cat /tmp/gate/$t.log; done >"$O/gate.log"
 log "gate (whole binary, one process per test) $(el) s: passed $(grep -c '^\[  PASSED  \] 1 test' "$O/gate.log"), failed $(grep -c '^\[  FAILED  \] 1 test' "$O/gate.log"), skipped $(grep -c '^\[  SKIPPED' "$O/gate.log"); rc != 0: $(grep -v 'rc=0$' /tmp/gate/rc | tr '\n' ' ')"
 grep -E "^\[       OK|^\[  FAILED  \] [A-Z]|Failure|Which is|w4a16 m=" "$O/gate.log" | head -40 | tee -a "$S"
 if command -v cuobjdump >/dev/null; then  # SASS of 412 (bf16 out): opcode counts
-  cuobjdump -sass "$BN" 2>/dev/null | awk '/Function : /{p = ($0 ~ /w4a16_mma_kernel.*W4MmaILi4ELi1ELi2ELi0ELb0ELi0EEELb1/)} p' >"$O/k412.sass"
-  log "SASS 412: $(grep -cE '^ +/\*[0-9a-f]{4}\*/' "$O/k412.sass") instructions; $(grep -oE '(HMMA|LDS|STS|LDGSTS|HMUL2|BAR|DEPBAR|LDGDEPBAR|LEA|IMAD|LOP3|PRMT|IADD3|BRA)[.A-Z0-9]*' "$O/k412.sass" | sed 's/\..*//' | sort | uniq -c | tr '\n' ' ')"
+  cuobjdump -sass "$BN" 2>/dev/null | awk '/Function : /{p = ($0 ~ /w4a16_mma_kernel.*W4MmaILi4ELi1ELi2ELi0ELb0ELi${SASS_STX:-3}EEELb1/)} p' >"$O/k412.sass"
+  log "SASS 412 (STX ${SASS_STX:-3}): $(grep -cE '^ +/\*[0-9a-f]{4}\*/' "$O/k412.sass") instructions; $(grep -oE '(HMMA|LDS|STS|LDGSTS|HMUL2|BAR|DEPBAR|LDGDEPBAR|LEA|IMAD|LOP3|PRMT|IADD3|BRA)[.A-Z0-9]*' "$O/k412.sass" | sed 's/\..*//' | sort | uniq -c | tr '\n' ' ')"
   gzip -f "$O/k412.sass"
 fi
 wait $q1; m1=$?; wait $q2; m2=$?
