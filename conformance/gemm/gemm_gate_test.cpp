@@ -243,7 +243,9 @@ TEST(GemmGateSanitizer, W4a16Small) {
 // producer forms: ST 12 / 9 / 6 / 4 for 8 / 16 / 32 / 64 tokens (3 producers),
 // 12 / 8 / 4 (2 producers), 12 / 8 (4 producers), 10 (5), 12 (6), every producer warp's own
 // ring wrapping),
-// producer warps without any k-tile (K <= 256).
+// producer warps without any k-tile (K <= 256); flat forms with at most 3
+// stages (+ 10000 STX: 8 k-tiles over 3, byte loads with two-tile blocks) and
+// with two or four token groups (421, 442).
 TEST(GemmGateSanitizer, W4a16Mma) {
   REQUIRE_GPU();
   run_w4({1, 40, 77, kDense, Fmt::fp32, true, 3, 0, 2111}, 21);     // byte loads, one ragged k-tile

@@ -173,7 +173,17 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 // cuBLAS bf16 15.25 / 15.19): with A apart from the stages (one A tile per
 // producer, branch wip/d16 commit 8505ed9, not kept) 6 producers fit 16
 // tokens but are slower: 5112 19.30 / 19.16, 1112 18.44 / 18.34, against
-// 812 18.08 / 18.06; M = 16 stays 812.
+// 812 18.08 / 18.06; M = 16 stays 812. Run 14 w16 (h100-w16/call2, one call,
+// rounds 1 / 2, cuBLAS bf16 in the same call): with the block's one-time code
+// compact (copy prologue and zeroing not unrolled, ncu: 412 spent 47% of its
+// warp samples before the k-loop, mostly no-instruction stalls) and at most 3
+// stages (STX, + 10000), wide N: M = 1 30411 10.77 / 10.70 (411 11.44 /
+// 11.27; cuBLAS 13.34 / 13.50), M = 16 30412 12.25 / 12.23 (412 12.04 /
+// 12.07, 40412 12.08 / 12.07, 30421 12.81 / 12.71; cuBLAS 12.83 / 12.88;
+// main's 412 13.12 / 13.23), M = 64 stays 418: 17.62 / 17.54 (30418 17.71 /
+// 17.72; cuBLAS 13.20 / 13.20). Call 1 (the old code): 421 13.50, 424 18.30,
+// 442 22.96, 30212 13.59, 30221 13.12, 30211 11.75 (two tiles per block, two
+// blocks per SM) - more warps per SM did not pay.
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
   if (m <= 8) return wide ? 30411 : 5111;

@@ -39,7 +39,8 @@
 // it into the stage's widened buffer and hands it over on the stage's `full`
 // mbarrier; TG consumer warps only fetch the fragments and run the mmas, and
 // release the stage on its `empty` mbarrier). On the H100 the flat form with 4
-// tiles per block is the fastest at N = 7168 (the launcher takes it there,
+// tiles per block and at most 3 stages (cfg::W4Mma::STX) is the fastest at N =
+// 7168 (the launcher takes it there,
 // cfg::w4_mma_on); at N = 2048 (128 tiles, one warp per SM sub-partition: the
 // flat form is issue-bound) the producer forms (bench/results/gemm-decode.md,
 // "run 11 pc"; for M <= 8 six producers with the consumer's loads 3 chunks

@@ -83,7 +83,8 @@ for t in $(cat /tmp/gate/list); do cat /tmp/gate/$t.log; done >"$O/gate.log"
 log "gate (whole binary, one process per test) $(el) s: passed $(grep -c '^\[  PASSED  \] 1 test' "$O/gate.log"), failed $(grep -c '^\[  FAILED  \] 1 test' "$O/gate.log"), skipped $(grep -c '^\[  SKIPPED' "$O/gate.log"); rc != 0: $(grep -v 'rc=0$' /tmp/gate/rc | tr '\n' ' ')"
 grep -E "^\[       OK|^\[  FAILED  \] [A-Z]|Failure|Which is|w4a16 m=" "$O/gate.log" | head -40 | tee -a "$S"
 if command -v cuobjdump >/dev/null; then  # SASS of 412 (bf16 out): opcode counts
-  cuobjdump -sass "$BN" 2>/dev/null | awk '/Function : /{p = ($0 ~ /w4a16_mma_kernel.*W4MmaILi4ELi1ELi2ELi0ELb0ELi${SASS_STX:-3}EEELb1/)} p' >"$O/k412.sass"
+  # (call 2 ran with ${SASS_STX:-3} inside the single quotes, unexpanded: no SASS came back; fixed after it)
+  cuobjdump -sass "$BN" 2>/dev/null | awk -v x="W4MmaILi4ELi1ELi2ELi0ELb0ELi${SASS_STX:-3}EEELb1" '/Function : /{p = index($0, x) > 0 && /w4a16_mma_kernel/} p' >"$O/k412.sass"
   log "SASS 412 (STX ${SASS_STX:-3}): $(grep -cE '^ +/\*[0-9a-f]{4}\*/' "$O/k412.sass") instructions; $(grep -oE '(HMMA|LDS|STS|LDGSTS|HMUL2|BAR|DEPBAR|LDGDEPBAR|LEA|IMAD|LOP3|PRMT|IADD3|BRA)[.A-Z0-9]*' "$O/k412.sass" | sed 's/\..*//' | sort | uniq -c | tr '\n' ' ')"
   gzip -f "$O/k412.sass"
 fi
