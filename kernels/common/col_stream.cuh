@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
     split(t, tr, tc);
     const In* q = x + tr * kCsRows * p.K + tc * kCsCols + lr_off;
 #pragma unroll
-    for (int s = 0; s < 4; ++s) cp_async16(&sm.x[buf][lr + 32 * s][lch ^ ((s << 1) | (lr & 1))], q + s * band);
+    for (int s = 0; s < 4; ++s) cp_async16(&sm.x[buf][lr + 32 * s][lch ^ ((s << 1) | (lr & 1))], q + s * band, p.pol);
     cp_async_commit();
   };
   // colwise mapping
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
         encode32_packed<In, Q>(r, se, w);
         uint8_t* dst = p.col.data + (b * p.K + k) * p.col.row_bytes + (m0 + 32 * rb) * BITS / 8;
         if constexpr (BITS == 8) {
-          store32_pair8(dst, rb & 1, 1, w);  // the lane of rb ^ 1 holds the other half of the run
+          store32_pair8(dst, rb & 1, 1, w, p.pol);  // the lane of rb ^ 1 holds the other half of the run
         } else {
           store32<BITS>(dst, w);
         }
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
       encode32_packed<In, Q>(r, se, w);
       uint8_t* dst = p.row.data + (b * p.M + m) * p.row.row_bytes + (c0 + 32 * rh) * BITS / 8;
       if constexpr (BITS == 8) {
-        store32_pair8(dst, rh, 2, w);  // the lane of rh ^ 1 (tid bit 1) holds the other half
+        store32_pair8(dst, rh, 2, w, p.pol);  // the lane of rh ^ 1 (tid bit 1) holds the other half
       } else {
         store32<BITS>(dst, w);
       }
@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
       for (int e = 0; e < 4; ++e) {
         uint32_t w[2];
         pack_bytes8<BITS>(rw[0][e], rw[1][e], w);
-        store_packed<BITS>(dst + e * p.col.row_bytes, g, w);
+        store_packed<BITS>(dst + e * p.col.row_bytes, g, w, p.pol);
       }
     }
   }

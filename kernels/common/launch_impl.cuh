@@ -319,6 +319,7 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
   p.inv_max = inv_max;
   p.vec_in = ((q.K % 8) == 0 && (reinterpret_cast<std::uintptr_t>(q.x) % 16) == 0) ? 1 : 0;
   p.gamax = q.gamax;
+  p.pol = g_cache_pol.load();  // PROBE (run 14 hint)
   const In* x = static_cast<const In*>(q.x);
   if (q.batch * q.M * q.K == 0) return;
   if (q.do_row && !q.do_col) {

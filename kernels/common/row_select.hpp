@@ -16,10 +16,18 @@
 #pragma once
 
 #include <atomic>
+#include <cstdlib>
 
 namespace mxk::detail {
 inline std::atomic<int> g_row_kernel{0};
 inline std::atomic<int> g_ring_order{0};
 inline std::atomic<int> g_nvfp4_pass{0};
 inline std::atomic<int> g_stream_warps{0};
+// PROBE (run 14 hint): cache policies of the rowwise / colwise stream
+// kernels' loads and stores (block_quant.cuh kSt* | kLd* << 4 | 0x100 for
+// the scale bytes too), from the environment variable MXK_CACHE_POL
+inline std::atomic<int> g_cache_pol{[] {
+  const char* e = std::getenv("MXK_CACHE_POL");
+  return e ? static_cast<int>(std::strtol(e, nullptr, 0)) : 0;
+}()};
 }  // namespace mxk::detail

@@ -213,7 +213,7 @@ struct RowOut {
   bool tc;        // tcgen05 scale layout
   // scale offset of (row, kb) = sbase + (tcgen05 ? (kb/4)*512 + kb%4 : kb)  (C7)
   __device__ __forceinline__ void scale(int64_t kb, uint32_t sc, const Params& p) const {
-    p.row.scales[sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb)] = static_cast<uint8_t>(sc);
+    st1_rt(p.row.scales + sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb), sc, p.pol);
   }
 };
 
@@ -248,7 +248,7 @@ __device__ __forceinline__ void row_group(const uint4* w, int64_t c0, int u, int
   } else {  // packed codes built in registers, one store (a full chunk implies K % 8 == 0)
     uint32_t pk[2];
     sc = Q::template block_packed<In>(v, w, p, st, pk);
-    store_packed<Q::BITS>(o.dr, g, pk);
+    store_packed<Q::BITS>(o.dr, g, pk, p.pol);
   }
   if ((lane % T) == 0) o.scale(g / T, sc, p);
 }
@@ -303,7 +303,7 @@ __device__ __forceinline__ void row_item(const In* __restrict__ x, const Params&
 #pragma unroll
     for (int u = 0; u < S::U; ++u) {
 #pragma unroll
-      for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = ld_stream(q + u * 256 + j * 4);
+      for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = ld_stream_rt(q + u * 256 + j * 4, p.pol);
     }
 #pragma unroll
     for (int u = 0; u < S::U; ++u) row_group<In, Q>(&w[u * S::LPG], c0, u, lane, o, p, st);
@@ -367,9 +367,29 @@ __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* _
 // bytes in flight hold no registers. Each lane reads back only the words it
 // copied itself, so the ring needs no barrier; a stage is refilled only
 // after the same lane consumed it.
-__device__ __forceinline__ void cp_async16(void* smem, const void* g) {
+__device__ __forceinline__ void cp_async16(void* smem, const void* g, int pol = 0) {
   const uint32_t sa = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
+  switch ((pol >> 4) & 15) {  // PROBE (run 14 hint): block_quant.cuh's load policies
+    case kLdEvictFirst:
+      asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(sa), "l"(g),
+                   "l"(l2_policy<kStEvictFirst>())
+                   : "memory");
+      break;
+    case kLd256:
+      asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
+      break;
+    case kLd128:
+      asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
+      break;
+    case kLdEvictFirst256:
+      asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], [%1], 16, %2;" ::"r"(sa), "l"(g),
+                   "l"(l2_policy<kStEvictFirst>())
+                   : "memory");
+      break;
+    default:
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
+      break;
+  }
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int N>
@@ -410,7 +430,7 @@ __device__ __forceinline__ void rowwise_body(const In* __restrict__ x, const Par
 #pragma unroll
       for (int u = 0; u < U; ++u) {
 #pragma unroll
-        for (int j = 0; j < LPG; ++j) cp_async16(&ring[st][wp][u * LPG + j][lane], q + u * 256 + j * 4);
+        for (int j = 0; j < LPG; ++j) cp_async16(&ring[st][wp][u * LPG + j][lane], q + u * 256 + j * 4, p.pol);
       }
     }
     cp_async_commit();
@@ -489,7 +509,7 @@ __device__ __forceinline__ void rowtile_body(const In* __restrict__ x, const Par
     for (int h = 0; h < NB; ++h) {
 #pragma unroll
       for (int s = 0; s < 4; ++s) {
-        cp_async16(&tile[h][lr + 32 * s][lch ^ swz128(lr + 32 * s)], q + h * kTileCols + s * 32 * p.K);
+        cp_async16(&tile[h][lr + 32 * s][lch ^ swz128(lr + 32 * s)], q + h * kTileCols + s * 32 * p.K, p.pol);
       }
       cp_async_commit();
     }
@@ -516,7 +536,7 @@ __device__ __forceinline__ void rowtile_body(const In* __restrict__ x, const Par
     uint32_t w[8];
     encode32_packed<In, Q>(r, se, w);
     // the lane of rh ^ 1 (tid bit 1) holds the other half of the 64 codes
-    store32_pair8(o.dr + c0 + h * kTileCols + 32 * rh, rh, 2, w);
+    store32_pair8(o.dr + c0 + h * kTileCols + 32 * rh, rh, 2, w, p.pol);
     if (stage) {  // (row rr, k-block 2h + rh) of the 512-byte block (C7)
       reinterpret_cast<uint8_t*>(stile)[16 * (rr & 31) + 4 * (rr >> 5) + 2 * h + rh] = static_cast<uint8_t>(sc);
     } else {
