@@ -40,7 +40,6 @@ struct Params {
   float inv_max;
   int vec_in;       // K % 8 == 0 and the input 16-byte aligned
   const uint32_t* gamax;  // NVFP4 global amax (fp32 bits)
-  int pol;  // PROBE (run 14 hint): cache policies, pol_st | pol_ld << 4 | scales-like-codes << 8 (0 = as before)
 };
 
 __device__ __forceinline__ int64_t scale_offset(const Side& s, int64_t b, int64_t r, int64_t kb) {
@@ -76,112 +75,78 @@ __device__ __forceinline__ uint4 ld_stream(const void* p) {
   return r;
 }
 
-// ---- cache policies (PROBE, run 14 hint) ----------------------------------------
-// Stores (PTX ISA 9.7.9.10 st): 0 .cs (__stcs, the form before), 1 plain
-// (.wb), 2 .L1::no_allocate, 3 / 4 / 5 .L2::cache_hint with a
-// createpolicy.fractional L2::evict_first / evict_last / evict_normal
-// policy (9.7.9.17 createpolicy, fraction 1.0), 6 .cg. Loads (9.7.9.8 ld,
-// 9.7.9.25 cp.async): 0 plain ld.global / cp.async.cg, 1 .L2::cache_hint
-// evict_first, 2 .L2::256B, 3 .L2::128B, 4 evict_first + .L2::256B.
+// ---- cache policies of the code and scale stores (PTX ISA 9.7.9.10 st) ----------
+// kStCs: st.global.cs (__stcs, evict-first streaming), kStWb: plain
+// st.global (.wb; for scale bytes the plain C++ byte store), kStNoAlloc:
+// st.global.L1::no_allocate, kStEvictFirst / kStEvictLast / kStEvictNormal:
+// st.global.L2::cache_hint with a createpolicy.fractional.L2::evict_first /
+// evict_last / evict_normal policy of fraction 1.0 (9.7.9.17 createpolicy),
+// kStCg: st.global.cg. Each kernel names its policies among its knobs
+// (rowwise.cuh, col_stream.cuh), measured in run 14 hint
+// (bench/results/README.md): k_rowstream's 8-bit codes and the colwise
+// stream kernel's 8-bit codes take plain / evict_last, everything else .cs.
+// (Load policies measured there too and not kept: ld.global /
+// cp.async.cg with L2::cache_hint evict_first 8-9% slower, .L2::128B /
+// .L2::256B within noise.)
 enum : int { kStCs = 0, kStWb = 1, kStNoAlloc = 2, kStEvictFirst = 3, kStEvictLast = 4, kStEvictNormal = 5, kStCg = 6 };
-enum : int { kLdPlain = 0, kLdEvictFirst = 1, kLd256 = 2, kLd128 = 3, kLdEvictFirst256 = 4 };
-template <int KIND>
+template <int S>
+constexpr bool kStHinted = S == kStEvictFirst || S == kStEvictLast || S == kStEvictNormal;
+template <int S>
 __device__ __forceinline__ uint64_t l2_policy() {
   uint64_t c;
-  if constexpr (KIND == kStEvictLast) {
+  if constexpr (S == kStEvictLast) {
     asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(c));
-  } else if constexpr (KIND == kStEvictNormal) {
+  } else if constexpr (S == kStEvictNormal) {
     asm("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(c));
   } else {
     asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(c));
   }
   return c;
 }
-#define MXK_ST_FORMS(VEC, OPS, ...)                                                                       \
-  if constexpr (S == kStCs) {                                                                               \
-    asm volatile("st.global.cs" VEC " [%0], " OPS ";" ::"l"(p), __VA_ARGS__);                              \
-  } else if constexpr (S == kStWb) {                                                                        \
-    asm volatile("st.global" VEC " [%0], " OPS ";" ::"l"(p), __VA_ARGS__);                                 \
-  } else if constexpr (S == kStNoAlloc) {                                                                   \
-    asm volatile("st.global.L1::no_allocate" VEC " [%0], " OPS ";" ::"l"(p), __VA_ARGS__);                 \
-  } else {                                                                                                  \
-    asm volatile("st.global.cg" VEC " [%0], " OPS ";" ::"l"(p), __VA_ARGS__);                              \
+// the un-hinted forms: VEC the vector suffix, OPS the value operands (%1..)
+#define MXK_ST_PLAIN(VEC, OPS, ...)                                                        \
+  if constexpr (S == kStWb) {                                                              \
+    asm volatile("st.global" VEC " [%0], " OPS ";" ::"l"(p), __VA_ARGS__);                \
+  } else if constexpr (S == kStNoAlloc) {                                                  \
+    asm volatile("st.global.L1::no_allocate" VEC " [%0], " OPS ";" ::"l"(p), __VA_ARGS__); \
+  } else if constexpr (S == kStCg) {                                                       \
+    asm volatile("st.global.cg" VEC " [%0], " OPS ";" ::"l"(p), __VA_ARGS__);             \
+  } else {                                                                                 \
+    asm volatile("st.global.cs" VEC " [%0], " OPS ";" ::"l"(p), __VA_ARGS__);             \
   }
 template <int S>
 __device__ __forceinline__ void st16(void* p, uint4 v) {
-  if constexpr (S >= kStEvictFirst && S <= kStEvictNormal) {
+  if constexpr (S == kStCs) {
+    __stcs(static_cast<uint4*>(p), v);
+  } else if constexpr (kStHinted<S>) {
     asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z),
                  "r"(v.w), "l"(l2_policy<S>()));
   } else {
-    MXK_ST_FORMS(".v4.u32", "{%1,%2,%3,%4}", "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w))
+    MXK_ST_PLAIN(".v4.u32", "{%1,%2,%3,%4}", "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w))
   }
 }
 template <int S>
 __device__ __forceinline__ void st8(void* p, uint32_t a, uint32_t b) {
-  if constexpr (S >= kStEvictFirst && S <= kStEvictNormal) {
+  if constexpr (S == kStCs) {
+    __stcs(static_cast<uint2*>(p), make_uint2(a, b));
+  } else if constexpr (kStHinted<S>) {
     asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1,%2}, %3;" ::"l"(p), "r"(a), "r"(b), "l"(l2_policy<S>()));
   } else {
-    MXK_ST_FORMS(".v2.u32", "{%1,%2}", "r"(a), "r"(b))
+    MXK_ST_PLAIN(".v2.u32", "{%1,%2}", "r"(a), "r"(b))
   }
 }
 template <int S>
-__device__ __forceinline__ void st1(void* p, uint32_t a) {
+__device__ __forceinline__ void st1(uint8_t* p, uint32_t a) {
   const unsigned short h = static_cast<unsigned short>(a & 0xFFu);
-  if constexpr (S >= kStEvictFirst && S <= kStEvictNormal) {
+  if constexpr (S == kStWb) {
+    *p = static_cast<uint8_t>(a);
+  } else if constexpr (kStHinted<S>) {
     asm volatile("st.global.L2::cache_hint.u8 [%0], %1, %2;" ::"l"(p), "h"(h), "l"(l2_policy<S>()));
   } else {
-    MXK_ST_FORMS(".u8", "%1", "h"(h))
+    MXK_ST_PLAIN(".u8", "%1", "h"(h))
   }
 }
-#undef MXK_ST_FORMS
-// run-time selection (the probe): pol is uniform over the grid
-#define MXK_ST_SWITCH(FN, ...)              \
-  switch (s) {                              \
-    case kStWb: FN<kStWb>(__VA_ARGS__); break;                 \
-    case kStNoAlloc: FN<kStNoAlloc>(__VA_ARGS__); break;       \
-    case kStEvictFirst: FN<kStEvictFirst>(__VA_ARGS__); break; \
-    case kStEvictLast: FN<kStEvictLast>(__VA_ARGS__); break;   \
-    case kStEvictNormal: FN<kStEvictNormal>(__VA_ARGS__); break; \
-    case kStCg: FN<kStCg>(__VA_ARGS__); break;                 \
-    default: FN<kStCs>(__VA_ARGS__); break;                    \
-  }
-__device__ __forceinline__ void st16_rt(void* p, uint4 v, int s) { MXK_ST_SWITCH(st16, p, v) }
-__device__ __forceinline__ void st8_rt(void* p, uint32_t a, uint32_t b, int s) { MXK_ST_SWITCH(st8, p, a, b) }
-// scale bytes: the plain store unless pol asks for the codes' policy
-__device__ __forceinline__ void st1_rt(void* p, uint32_t a, int pol) {
-  if (pol & 0x100) {
-    const int s = pol & 15;
-    MXK_ST_SWITCH(st1, p, a)
-  } else {
-    *static_cast<uint8_t*>(p) = static_cast<uint8_t>(a);
-  }
-}
-#undef MXK_ST_SWITCH
-__device__ __forceinline__ uint4 ld_stream_rt(const void* p, int pol) {
-  uint4 r;
-  switch ((pol >> 4) & 15) {
-    case kLdEvictFirst:
-      asm volatile("ld.global.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                   : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                   : "l"(p), "l"(l2_policy<kStEvictFirst>()));
-      break;
-    case kLd256:
-      asm volatile("ld.global.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
-      break;
-    case kLd128:
-      asm volatile("ld.global.L2::128B.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
-      break;
-    case kLdEvictFirst256:
-      asm volatile("ld.global.L2::cache_hint.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                   : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                   : "l"(p), "l"(l2_policy<kStEvictFirst>()));
-      break;
-    default:
-      r = ld_stream(p);
-      break;
-  }
-  return r;
-}
+#undef MXK_ST_PLAIN
 
 // 8 elements from raw 16-byte words (one word for 16-bit inputs, two for fp32).
 template <class In>
@@ -274,11 +239,12 @@ __device__ __forceinline__ void store8(uint8_t* row, int64_t g, int n, const uin
   }
 }
 
-// A full group's packed codes (encode8_packed) at group g of a packed row.
-template <int BITS>
-__device__ __forceinline__ void store_packed(uint8_t* row, int64_t g, const uint32_t (&w)[2], int pol = 0) {
+// A full group's packed codes (encode8_packed) at group g of a packed row;
+// 8-bit codes with the store policy S (4- and 6-bit codes: .cs).
+template <int BITS, int S = kStCs>
+__device__ __forceinline__ void store_packed(uint8_t* row, int64_t g, const uint32_t (&w)[2]) {
   if constexpr (BITS == 8) {
-    st8_rt(row + g * 8, w[0], w[1], pol & 15);
+    st8<S>(row + g * 8, w[0], w[1]);
   } else if constexpr (BITS == 4) {
     __stcs(reinterpret_cast<unsigned int*>(row + g * 4), w[0]);
   } else {  // 6 bytes, 2-byte aligned

@@ -43,6 +43,13 @@ constexpr int kCsCtasPerSm = 4;             // launch bound: <= 64 registers, 41
 // transposed 0.908, 0.890, 0.886, 0.902 against 0.922, fused 0.945 (4)
 // against 0.964 (h100-col/call2).
 constexpr int kCsTilesPerCta = 1;
+// Store policies (block_quant.cuh kSt*) of the 8-bit codes, as one template
+// argument (cs_pol): transposed-order colwise codes, fused rowwise codes,
+// source-order colwise codes (other code widths: .cs; scale bytes: plain).
+// Run 14 hint (bench/results/h100-hint, H100, bf16 e4m3, event time;
+// README "run 14 hint"): FIGURES_COLSTREAM
+constexpr int cs_pol(int transposed, int row, int source) { return transposed | (row << 4) | (source << 8); }
+constexpr int kCsStPol = cs_pol(kStEvictLast, kStEvictLast, kStCs);
 
 // Chunk swizzle of the raw tile: swz128 (rowwise.cuh, shared with k_rowtile).
 
@@ -58,7 +65,9 @@ __device__ __forceinline__ uint32_t& code_word(ColStreamSmem& s, int c, int a) {
   return s.code[c][a ^ ((c >> 5) << 2)];
 }
 
-template <class In, class Q, bool ROW>
+// CP: the store policies (kCsStPol; other values only for the launcher's
+// benchmark probe, row_select.hpp g_col_st)
+template <class In, class Q, bool ROW, int CP = kCsStPol>
 __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
     k_colstream(const In* __restrict__ x, Params p) {
   static_assert(sizeof(In) == 2 && Q::V == 32, "16-bit inputs, MX blocks of 32");
@@ -89,7 +98,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
     split(t, tr, tc);
     const In* q = x + tr * kCsRows * p.K + tc * kCsCols + lr_off;
 #pragma unroll
-    for (int s = 0; s < 4; ++s) cp_async16(&sm.x[buf][lr + 32 * s][lch ^ ((s << 1) | (lr & 1))], q + s * band, p.pol);
+    for (int s = 0; s < 4; ++s) cp_async16(&sm.x[buf][lr + 32 * s][lch ^ ((s << 1) | (lr & 1))], q + s * band);
     cp_async_commit();
   };
   // colwise mapping
@@ -130,7 +139,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
         encode32_packed<In, Q>(r, se, w);
         uint8_t* dst = p.col.data + (b * p.K + k) * p.col.row_bytes + (m0 + 32 * rb) * BITS / 8;
         if constexpr (BITS == 8) {
-          store32_pair8(dst, rb & 1, 1, w, p.pol);  // the lane of rb ^ 1 holds the other half of the run
+          store32_pair8<CP & 15>(dst, rb & 1, 1, w);  // the lane of rb ^ 1 holds the other half of the run
         } else {
           store32<BITS>(dst, w);
         }
@@ -153,7 +162,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
       encode32_packed<In, Q>(r, se, w);
       uint8_t* dst = p.row.data + (b * p.M + m) * p.row.row_bytes + (c0 + 32 * rh) * BITS / 8;
       if constexpr (BITS == 8) {
-        store32_pair8(dst, rh, 2, w, p.pol);  // the lane of rh ^ 1 (tid bit 1) holds the other half
+        store32_pair8<(CP >> 4) & 15>(dst, rh, 2, w);  // the lane of rh ^ 1 (tid bit 1) holds the other half
       } else {
         store32<BITS>(dst, w);
       }
@@ -182,7 +191,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
       for (int e = 0; e < 4; ++e) {
         uint32_t w[2];
         pack_bytes8<BITS>(rw[0][e], rw[1][e], w);
-        store_packed<BITS>(dst + e * p.col.row_bytes, g, w, p.pol);
+        store_packed<BITS, (CP >> 8) & 15>(dst + e * p.col.row_bytes, g, w);
       }
     }
   }

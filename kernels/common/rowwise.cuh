@@ -121,6 +121,16 @@ template <class Q>
 constexpr int kStreamWarpsQ = kRowStreamSmall<Q> ? 2 : kStreamWarps;
 template <class Q>
 constexpr int kStreamChunksQ = kRowStreamSmall<Q> ? 2 : kStreamChunks;
+// k_rowstream's store policies (block_quant.cuh kSt*) for the 8-bit MX codes
+// (MXFP8, MXINT8; the formats of kStreamDenseMx) and their scale bytes,
+// as one template argument (st_pair); the other formats keep .cs codes and
+// plain scale bytes. Run 14 hint (bench/results/h100-hint, H100, 16384^2
+// bf16, event time; README "run 14 hint"): FIGURES_ROWSTREAM
+constexpr int st_pair(int codes, int scales) { return codes | (scales << 4); }
+constexpr int kStreamCodeSt = kStWb;
+constexpr int kStreamScaleSt = kStWb;
+template <class Q>
+constexpr int kStreamStQ = kStreamDenseMx<Q> ? st_pair(kStreamCodeSt, kStreamScaleSt) : st_pair(kStCs, kStWb);
 // tile kernel (k_rowtile): 16-bit inputs, MX blocks, 8-bit codes (MXFP8,
 // MXINT8), packed, 128 x 64 tiles (the colwise stream kernel's walk and
 // loads, col_stream.cuh), one per CTA; used for the scale layouts that
@@ -171,6 +181,10 @@ constexpr int kTileCtasPerSm = 4;  // launch bound: at most 64 registers per thr
 // against 106.4 M) and the same warps active (57% against 59%), but its
 // CTAs convert sub-tile 0, then 1, after a barrier each.
 constexpr int kTileSubs = 1;
+// k_rowtile's code stores (store32_pair8): .cs. Run 14 hint (h100-hint,
+// 16384^2 bf16, MXFP8 tcgen05 floor / rceil, through a run-time probe that
+// cost this kernel nothing): FIGURES_ROWTILE
+constexpr int kTileCodeSt = kStCs;
 // launch bound of the 128 x 128 CTAs: 5 per SM (at most 48 registers, 5 x
 // 33 KB shared memory; with 4: 58 registers, 4 CTAs, 32 warps per SM
 // against the 128 x 64 CTAs' 40, 267.65 us under Nsight Compute)
@@ -212,8 +226,9 @@ struct RowOut {
   int64_t sbase;  // the row's first scale byte
   bool tc;        // tcgen05 scale layout
   // scale offset of (row, kb) = sbase + (tcgen05 ? (kb/4)*512 + kb%4 : kb)  (C7)
+  template <int S = kStWb>  // store policy (block_quant.cuh; kStWb: the plain byte store)
   __device__ __forceinline__ void scale(int64_t kb, uint32_t sc, const Params& p) const {
-    st1_rt(p.row.scales + sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb), sc, p.pol);
+    st1<S>(p.row.scales + sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb), sc);
   }
 };
 
@@ -232,8 +247,9 @@ __device__ __forceinline__ RowOut row_out(const Params& p, int64_t row) {
 }
 
 // Full group u of the chunk at element c0 from the lane's raw words w
-// (all lanes call: the block amax uses shuffles).
-template <class In, class Q>
+// (all lanes call: the block amax uses shuffles); SP: the store policies of
+// the packed codes and the scale bytes (st_pair).
+template <class In, class Q, int SP = st_pair(kStCs, kStWb)>
 __device__ __forceinline__ void row_group(const uint4* w, int64_t c0, int u, int lane, const RowOut& o,
                                           const Params& p, const typename Q::State& st) {
   constexpr int T = Q::V / 8;  // lanes per block
@@ -248,9 +264,9 @@ __device__ __forceinline__ void row_group(const uint4* w, int64_t c0, int u, int
   } else {  // packed codes built in registers, one store (a full chunk implies K % 8 == 0)
     uint32_t pk[2];
     sc = Q::template block_packed<In>(v, w, p, st, pk);
-    store_packed<Q::BITS>(o.dr, g, pk, p.pol);
+    store_packed<Q::BITS, SP & 15>(o.dr, g, pk);
   }
-  if ((lane % T) == 0) o.scale(g / T, sc, p);
+  if ((lane % T) == 0) o.scale<(SP >> 4)>(g / T, sc, p);
 }
 
 // A ragged or unaligned chunk (the row's last one, or K % 8 != 0 / an
@@ -291,7 +307,7 @@ __device__ __forceinline__ void row_ragged(const In* __restrict__ xr, int64_t c0
 // spilled at 64 registers; the resident warps hide the latency); a ragged
 // or unaligned chunk goes through row_ragged. (Also the quantize phase of
 // nvfp4/one_pass.cuh.)
-template <class In, class Q>
+template <class In, class Q, int SP = kStreamStQ<Q>>
 __device__ __forceinline__ void row_item(const In* __restrict__ x, const Params& p, const typename Q::State& st,
                                          int64_t row, int64_t c, int lane) {
   using S = RowShape<In>;
@@ -303,10 +319,10 @@ __device__ __forceinline__ void row_item(const In* __restrict__ x, const Params&
 #pragma unroll
     for (int u = 0; u < S::U; ++u) {
 #pragma unroll
-      for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = ld_stream_rt(q + u * 256 + j * 4, p.pol);
+      for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = ld_stream(q + u * 256 + j * 4);
     }
 #pragma unroll
-    for (int u = 0; u < S::U; ++u) row_group<In, Q>(&w[u * S::LPG], c0, u, lane, o, p, st);
+    for (int u = 0; u < S::U; ++u) row_group<In, Q, SP>(&w[u * S::LPG], c0, u, lane, o, p, st);
   } else {
     row_ragged<In, Q>(x + row * p.K, c0, lane, o, p, st);
   }
@@ -331,7 +347,7 @@ __device__ __forceinline__ void item_rc(int64_t it, int64_t items, int64_t nch, 
 // warps cover nw consecutive chunks.
 // (The kernels' bodies are device functions so that a probe can wrap them,
 // e.g. with per-CTA time stamps: bench/results/h100-tail/stamps.cu.)
-template <class In, class Q>
+template <class In, class Q, int SP = kStreamStQ<Q>>
 __device__ __forceinline__ void rowstream_body(const In* __restrict__ x, const Params& p, int64_t nch, int cpw) {
   const int lane = threadIdx.x & 31;
   const int nw = static_cast<int>(blockDim.x >> 5);
@@ -343,7 +359,7 @@ __device__ __forceinline__ void rowstream_body(const In* __restrict__ x, const P
   int64_t row, c;
   item_rc(it, items, nch, row, c);
   for (int k = 0;; ++k) {
-    row_item<In, Q>(x, p, st, row, c, lane);
+    row_item<In, Q, SP>(x, p, st, row, c, lane);
     it += nw;
     if (k + 1 >= cpw || it >= items) break;
     c += nw;  // the warp's next item, nw chunks on
@@ -353,10 +369,12 @@ __device__ __forceinline__ void rowstream_body(const In* __restrict__ x, const P
     }
   }
 }
-template <class In, class Q>
+// SP: the store policies (kStreamStQ; other values only for the launcher's
+// benchmark probe, row_select.hpp g_row_st)
+template <class In, class Q, int SP = kStreamStQ<Q>>
 __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* __restrict__ x, Params p, int64_t nch,
                                                                     int cpw) {
-  rowstream_body<In, Q>(x, p, nch, cpw);
+  rowstream_body<In, Q, SP>(x, p, nch, cpw);
 }
 
 // ---- k_rowwise (cp.async ring) --------------------------------------------------
@@ -367,29 +385,9 @@ __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* _
 // bytes in flight hold no registers. Each lane reads back only the words it
 // copied itself, so the ring needs no barrier; a stage is refilled only
 // after the same lane consumed it.
-__device__ __forceinline__ void cp_async16(void* smem, const void* g, int pol = 0) {
+__device__ __forceinline__ void cp_async16(void* smem, const void* g) {
   const uint32_t sa = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-  switch ((pol >> 4) & 15) {  // PROBE (run 14 hint): block_quant.cuh's load policies
-    case kLdEvictFirst:
-      asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(sa), "l"(g),
-                   "l"(l2_policy<kStEvictFirst>())
-                   : "memory");
-      break;
-    case kLd256:
-      asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
-      break;
-    case kLd128:
-      asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
-      break;
-    case kLdEvictFirst256:
-      asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], [%1], 16, %2;" ::"r"(sa), "l"(g),
-                   "l"(l2_policy<kStEvictFirst>())
-                   : "memory");
-      break;
-    default:
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
-      break;
-  }
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int N>
@@ -430,7 +428,7 @@ __device__ __forceinline__ void rowwise_body(const In* __restrict__ x, const Par
 #pragma unroll
       for (int u = 0; u < U; ++u) {
 #pragma unroll
-        for (int j = 0; j < LPG; ++j) cp_async16(&ring[st][wp][u * LPG + j][lane], q + u * 256 + j * 4, p.pol);
+        for (int j = 0; j < LPG; ++j) cp_async16(&ring[st][wp][u * LPG + j][lane], q + u * 256 + j * 4);
       }
     }
     cp_async_commit();
@@ -509,7 +507,7 @@ __device__ __forceinline__ void rowtile_body(const In* __restrict__ x, const Par
     for (int h = 0; h < NB; ++h) {
 #pragma unroll
       for (int s = 0; s < 4; ++s) {
-        cp_async16(&tile[h][lr + 32 * s][lch ^ swz128(lr + 32 * s)], q + h * kTileCols + s * 32 * p.K, p.pol);
+        cp_async16(&tile[h][lr + 32 * s][lch ^ swz128(lr + 32 * s)], q + h * kTileCols + s * 32 * p.K);
       }
       cp_async_commit();
     }
@@ -536,7 +534,7 @@ __device__ __forceinline__ void rowtile_body(const In* __restrict__ x, const Par
     uint32_t w[8];
     encode32_packed<In, Q>(r, se, w);
     // the lane of rh ^ 1 (tid bit 1) holds the other half of the 64 codes
-    store32_pair8(o.dr + c0 + h * kTileCols + 32 * rh, rh, 2, w, p.pol);
+    store32_pair8<kTileCodeSt>(o.dr + c0 + h * kTileCols + 32 * rh, rh, 2, w);
     if (stage) {  // (row rr, k-block 2h + rh) of the 512-byte block (C7)
       reinterpret_cast<uint8_t*>(stile)[16 * (rr & 31) + 4 * (rr >> 5) + 2 * h + rh] = static_cast<uint8_t>(sc);
     } else {

@@ -10,9 +10,12 @@
 #    rounds alternating (order rotated each round), 16384^2 and 8192x7168,
 #    every mxbench case; then the rowwise / colwise stream gate tests under
 #    every policy (ForcedKernels, StreamRecipes mxfp8_e4m3, in parallel);
-#  MODE=final (call 2): main / this build alternating three rounds, then the
-#    gate subset (rowwise, large, sanitizer, errors, poison, 8-bit recipes)
-#    with compute-sanitizer memcheck + racecheck on
+#  MODE=final (call 2): main / this build (the knobs) alternating three
+#    rounds, in rounds 1-2 also this build under each other host-side
+#    probe form (MXK_ROW_ST=1,3..6, MXK_COL_ST=1,2,4,5: launch_impl.cuh), then the
+#    gate subset (rowwise, large, sanitizer, errors, poison, 8-bit recipes),
+#    beside it four gate tests under each probe form, and
+#    compute-sanitizer memcheck + racecheck on
 #    GpuGateSanitizer.*:GpuGateErrors.* beside it.
 #   run(command="MODE=sweep bash .devrun/hint/overlay/bench/results/h100-hint/hint.sh", carry=[".devrun/hint", ".gtest-src"], timeout_s=220)
 set -uo pipefail
@@ -42,7 +45,7 @@ MB=$(find /tmp/bin-main -name mxbench -type f | head -1); TB=$(find /tmp/bin-hin
 gate=$(find /tmp/bin-hint -name mx_gpu_gate -type f | head -1)
 sz="--size 16384x16384 --size 8192x7168"
 timeout 25 python3 bench/sol/torch_cast.py 16384 16384 30 > $O/torch_cast.txt 2>&1; echo "== torch cast rc=$? at $(el) s" | tee -a "$S"
-timeout 25 python3 bench/sol/torch_cast.py 8192 7168 30 >> $O/torch_cast.txt 2>&1
+[ "$MODE" = sweep ] && timeout 25 python3 bench/sol/torch_cast.py 8192 7168 30 >> $O/torch_cast.txt 2>&1
 if [ "$MODE" = sweep ]; then
   V=(0x000 0x001 0x002 0x003 0x004 0x005 0x006 0x010 0x020 0x030 0x100 0x103)
   SW_END=${SW_END:-160}
@@ -71,6 +74,10 @@ else
   for r in 1 2 3; do
     echo "=== main $r" >> $O/bench.txt; timeout 20 $MB $sz >> $O/bench.txt 2>&1
     echo "=== hint $r" >> $O/bench.txt; timeout 20 $TB $sz >> $O/bench.txt 2>&1
+    if [ $r -le 2 ]; then  # the knobs' forms (row 2, col 3) are "hint"
+      for v in 1 3 4 5 6; do echo "=== row$v $r" >> $O/bench.txt; MXK_ROW_ST=$v timeout 20 $TB $sz >> $O/bench.txt 2>&1; done
+      for v in 1 2 4 5; do echo "=== col$v $r" >> $O/bench.txt; MXK_COL_ST=$v timeout 20 $TB $sz >> $O/bench.txt 2>&1; done
+    fi
     echo "== bench round $r at $(el) s" | tee -a "$S"
   done
   python3 $H/summarize.py $O/bench.txt > $O/bench_summary.txt 2>&1
@@ -87,9 +94,14 @@ else
   { timeout $LEFT compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 "$gate" --gtest_filter=GpuGateSanitizer.RowTile:GpuGateSanitizer.RowStream > $L/racecheck-tile.log 2>&1; echo "racecheck RowTile+RowStream rc=$?" >> $L/racecheck-tile.log
     LR=$(( T0 + END - 6 - $(date +%s) )); [ $LR -lt 5 ] && LR=5
     timeout $LR compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 "$gate" --gtest_filter="$sf:-GpuGateSanitizer.RowTile:GpuGateSanitizer.RowStream" > $L/racecheck.log 2>&1; } & rp=$!
+  VF='GpuGate/StreamRecipes.FullTilesBytesEqualReference/mxfp8_e4m3:GpuGateRow.StreamLargeBytesEqualReference:GpuGate/Recipes.QuantizeBytesEqualReference/mxfp8_e4m3:GpuGate/Recipes.QuantizeBytesEqualReference/mxint8'
+  for v in 1 3 4 5 6; do ( MXK_ROW_ST=$v nice timeout $LEFT "$gate" --gtest_filter="$VF" > $L/vgate-row$v.log 2>&1; echo "rc=$?" >> $L/vgate-row$v.log ) & done
+  for v in 1 2 4 5; do ( MXK_COL_ST=$v nice timeout $LEFT "$gate" --gtest_filter="$VF" > $L/vgate-col$v.log 2>&1; echo "rc=$?" >> $L/vgate-col$v.log ) & done
   tg=$(date +%s)
   (cd $ct && timeout $LEFT ctest -j 14 --output-on-failure) > $L/ctest.log 2>&1; grc=$?
   wait $mp; mrc=$?; wait $rp; rrc=$?
+  wait
+  for f in $L/vgate-*.log; do echo "$(basename $f .log): $(grep -E '^\[  (PASSED|FAILED) ' $f | tr '\n' ' ') $(tail -1 $f)"; done >> $S
   { echo "gate: $(grep -cE "$F" $L/gate-all.txt) of $(wc -l < $L/gate-all.txt) tests selected; ctest rc=$grc in $(( $(date +%s) - tg )) s (limit $LEFT s)"
     grep -E "tests passed|tests failed" $L/ctest.log; echo "passed: $(grep -cE 'Test +#.*Passed' $L/ctest.log)"
     grep -E "\*\*\*Failed|Failed  |Timeout|Not Run" $L/ctest.log | head -20
