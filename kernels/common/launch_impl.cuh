@@ -284,23 +284,8 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   if (forced <= 0 && (items + nw * cpw - 1) / (nw * cpw) < min_ctas) cpw = 1;
   const std::int64_t grid = (items + nw * cpw - 1) / (nw * cpw);
   if (grid > 0x7FFFFFFF) throw mx::ShapeError("device quantize: too many row chunks for one launch");
-  auto kern = dev::k_rowstream<In, Q>;
-  if constexpr (std::is_same_v<In, __nv_bfloat16> && dev::kRowTileQ<Q> && dev::kStreamDenseMx<Q> &&
-                (std::is_same_v<Q, dev::MxQ<dev::kE4M3, true>> || std::is_same_v<Q, dev::MxQ<dev::kINT8, true>>)) {
-    // PROBE (run 14 hint, g_row_st): store policies of codes / scale bytes
-    using dev::st_pair;
-    switch (g_row_st.load()) {
-      case 1: kern = dev::k_rowstream<In, Q, st_pair(dev::kStCs, dev::kStWb)>; break;
-      case 2: kern = dev::k_rowstream<In, Q, st_pair(dev::kStWb, dev::kStWb)>; break;
-      case 3: kern = dev::k_rowstream<In, Q, st_pair(dev::kStEvictLast, dev::kStWb)>; break;
-      case 4: kern = dev::k_rowstream<In, Q, st_pair(dev::kStNoAlloc, dev::kStWb)>; break;
-      case 5: kern = dev::k_rowstream<In, Q, st_pair(dev::kStEvictLast, dev::kStEvictLast)>; break;
-      case 6: kern = dev::k_rowstream<In, Q, st_pair(dev::kStWb, dev::kStEvictLast)>; break;
-      default: break;
-    }
-  }
-  launch_quant_kernel<Q>(kern, dim3(static_cast<unsigned>(grid)), dim3(static_cast<unsigned>(32 * nw)), s, x, p, nch,
-                         static_cast<int>(cpw));
+  launch_quant_kernel<Q>(dev::k_rowstream<In, Q>, dim3(static_cast<unsigned>(grid)), dim3(static_cast<unsigned>(32 * nw)),
+                         s, x, p, nch, static_cast<int>(cpw));
 }
 
 // The colwise/fused stream kernel (col_stream.cuh) takes 16-bit MX inputs
@@ -345,25 +330,10 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
       const std::int64_t tiles = q.batch * (q.M / dev::kCsRows) * (q.K / dev::kCsCols);
       const int forced = g_work_split.load();
       const int grid = grid_for(tiles, forced > 0 ? forced : dev::kCsTilesPerCta);
-      auto kr = dev::k_colstream<In, Q, true>;
-      auto kc = dev::k_colstream<In, Q, false>;
-      if constexpr (std::is_same_v<In, __nv_bfloat16> && std::is_same_v<Q, dev::MxQ<dev::kE4M3, true>>) {
-        // PROBE (run 14 hint, g_col_st): store policies transposed / row / source codes
-        using dev::cs_pol;
-        constexpr int cs = dev::kStCs, el = dev::kStEvictLast, wb = dev::kStWb;
-        switch (g_col_st.load()) {
-          case 1: kr = dev::k_colstream<In, Q, true, cs_pol(cs, cs, cs)>; kc = dev::k_colstream<In, Q, false, cs_pol(cs, cs, cs)>; break;
-          case 2: kr = dev::k_colstream<In, Q, true, cs_pol(el, cs, cs)>; kc = dev::k_colstream<In, Q, false, cs_pol(el, cs, cs)>; break;
-          case 3: kr = dev::k_colstream<In, Q, true, cs_pol(el, el, cs)>; kc = dev::k_colstream<In, Q, false, cs_pol(el, el, cs)>; break;
-          case 4: kr = dev::k_colstream<In, Q, true, cs_pol(el, el, el)>; kc = dev::k_colstream<In, Q, false, cs_pol(el, el, el)>; break;
-          case 5: kr = dev::k_colstream<In, Q, true, cs_pol(wb, wb, wb)>; kc = dev::k_colstream<In, Q, false, cs_pol(wb, wb, wb)>; break;
-          default: break;
-        }
-      }
       if (q.do_row) {
-        kr<<<grid, dev::kCsThreads, 0, s>>>(x, p);
+        dev::k_colstream<In, Q, true><<<grid, dev::kCsThreads, 0, s>>>(x, p);
       } else {
-        kc<<<grid, dev::kCsThreads, 0, s>>>(x, p);
+        dev::k_colstream<In, Q, false><<<grid, dev::kCsThreads, 0, s>>>(x, p);
       }
     }
   } else {

@@ -12,26 +12,14 @@
 //     kStreamWarpsSmall on small grids), else 1..8;
 //   g_nvfp4_pass (mxbench --nvfp4-pass): NVFP4 rowwise, 0 = by size
 //     (kNvfp4OnePassMaxElems), 1 = always amax pass + quantize pass,
-//     2 = always the one-pass kernel;
-//   g_row_st, g_col_st (environment MXK_ROW_ST / MXK_COL_ST, read once;
-//     run 14 hint's sweep): the store policies of k_rowstream (MXFP8 e4m3 /
-//     MXINT8, bf16) and k_colstream (MXFP8 e4m3, bf16), 0 = the knobs
-//     (kStreamCodeSt / kStreamScaleSt in rowwise.cuh, kCsStPol in
-//     col_stream.cuh), else one of the forms launch_impl.cuh lists.
+//     2 = always the one-pass kernel.
 #pragma once
 
 #include <atomic>
-#include <cstdlib>
 
 namespace mxk::detail {
 inline std::atomic<int> g_row_kernel{0};
 inline std::atomic<int> g_ring_order{0};
 inline std::atomic<int> g_nvfp4_pass{0};
 inline std::atomic<int> g_stream_warps{0};
-inline int env_probe(const char* name) {
-  const char* e = std::getenv(name);
-  return e ? std::atoi(e) : 0;
-}
-inline std::atomic<int> g_row_st{env_probe("MXK_ROW_ST")};
-inline std::atomic<int> g_col_st{env_probe("MXK_COL_ST")};
 }  // namespace mxk::detail
