@@ -83,11 +83,12 @@ __device__ __forceinline__ uint4 ld_stream(const void* p) {
 // evict_last / evict_normal policy of fraction 1.0 (9.7.9.17 createpolicy),
 // kStCg: st.global.cg. Each kernel names its policies among its knobs
 // (rowwise.cuh, col_stream.cuh), measured in run 14 hint
-// (bench/results/README.md): k_rowstream's 8-bit codes and the colwise
-// stream kernel's 8-bit codes take plain / evict_last, everything else .cs.
-// (Load policies measured there too and not kept: ld.global /
-// cp.async.cg with L2::cache_hint evict_first 8-9% slower, .L2::128B /
-// .L2::256B within noise.)
+// (bench/results/README.md): k_rowstream's 8-bit codes plain and their
+// scale bytes evict_last, the colwise stream kernel's transposed and fused
+// rowwise 8-bit codes evict_last; every other code store .cs, every other
+// scale byte plain. (Load policies measured there too and not kept:
+// ld.global / cp.async.cg with L2::cache_hint evict_first 5-9% slower,
+// .L2::128B / .L2::256B within noise.)
 enum : int { kStCs = 0, kStWb = 1, kStNoAlloc = 2, kStEvictFirst = 3, kStEvictLast = 4, kStEvictNormal = 5, kStCg = 6 };
 template <int S>
 constexpr bool kStHinted = S == kStEvictFirst || S == kStEvictLast || S == kStEvictNormal;
@@ -137,13 +138,13 @@ __device__ __forceinline__ void st8(void* p, uint32_t a, uint32_t b) {
 }
 template <int S>
 __device__ __forceinline__ void st1(uint8_t* p, uint32_t a) {
-  const unsigned short h = static_cast<unsigned short>(a & 0xFFu);
   if constexpr (S == kStWb) {
     *p = static_cast<uint8_t>(a);
   } else if constexpr (kStHinted<S>) {
-    asm volatile("st.global.L2::cache_hint.u8 [%0], %1, %2;" ::"l"(p), "h"(h), "l"(l2_policy<S>()));
+    asm volatile("st.global.L2::cache_hint.u8 [%0], %1, %2;" ::"l"(p), "h"(static_cast<unsigned short>(a & 0xFFu)),
+                 "l"(l2_policy<S>()));
   } else {
-    MXK_ST_PLAIN(".u8", "%1", "h"(h))
+    MXK_ST_PLAIN(".u8", "%1", "h"(static_cast<unsigned short>(a & 0xFFu)))
   }
 }
 #undef MXK_ST_PLAIN

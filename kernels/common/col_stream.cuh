@@ -46,8 +46,16 @@ constexpr int kCsTilesPerCta = 1;
 // Store policies (block_quant.cuh kSt*) of the 8-bit codes, as one template
 // argument (cs_pol): transposed-order colwise codes, fused rowwise codes,
 // source-order colwise codes (other code widths: .cs; scale bytes: plain).
-// Run 14 hint (bench/results/h100-hint, H100, bf16 e4m3, event time;
-// README "run 14 hint"): FIGURES_COLSTREAM
+// Run 14 hint (bench/results/h100-hint/call2, H100, bf16 e4m3, event time,
+// medians; README "run 14 hint"), 16384^2 / 8192x7168, transposed dense;
+// fused row+col tcgen05: all .cs (the form before) 294.50 / 67.75; 379.28 /
+// 88.24 us; evict_last transposed 285.00 / 65.70; 379.02 / 84.72;
+// evict_last transposed and row 285.07 / 65.82; 371.44 / 86.37; evict_last
+// all three 284.87 / 65.71; 371.53 / 86.29, but source order 271.49 against
+// 270.19 (dense_colwise); all plain 292.56 / 67.32; 373.75 / 86.97. So
+// evict_last where a CTA writes 64-byte pieces of many output rows
+// (presumably the L2 then keeps those lines until the neighbouring CTAs'
+// pieces arrive; not profiled), .cs for the source-order rows.
 constexpr int cs_pol(int transposed, int row, int source) { return transposed | (row << 4) | (source << 8); }
 constexpr int kCsStPol = cs_pol(kStEvictLast, kStEvictLast, kStCs);
 
@@ -65,8 +73,7 @@ __device__ __forceinline__ uint32_t& code_word(ColStreamSmem& s, int c, int a) {
   return s.code[c][a ^ ((c >> 5) << 2)];
 }
 
-// CP: the store policies (kCsStPol; other values only for the launcher's
-// benchmark probe, row_select.hpp g_col_st)
+// CP: the store policies of the 8-bit codes (kCsStPol)
 template <class In, class Q, bool ROW, int CP = kCsStPol>
 __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
     k_colstream(const In* __restrict__ x, Params p) {

@@ -124,11 +124,18 @@ constexpr int kStreamChunksQ = kRowStreamSmall<Q> ? 2 : kStreamChunks;
 // k_rowstream's store policies (block_quant.cuh kSt*) for the 8-bit MX codes
 // (MXFP8, MXINT8; the formats of kStreamDenseMx) and their scale bytes,
 // as one template argument (st_pair); the other formats keep .cs codes and
-// plain scale bytes. Run 14 hint (bench/results/h100-hint, H100, 16384^2
-// bf16, event time; README "run 14 hint"): FIGURES_ROWSTREAM
+// plain scale bytes. Run 14 hint (bench/results/h100-hint/call2, H100, bf16
+// dense, event time, medians; README "run 14 hint"), codes / scale bytes,
+// MXFP8 e4m3 16384^2 / 8192x7168, MXINT8 the same: .cs / plain (the form
+// before) 269.14 / 64.02, 268.82 / 64.21 us; plain / plain 269.36 / 64.00,
+// 268.88 / 64.16; evict_last / plain 270.82 / 64.10; L1::no_allocate /
+// plain 268.99 / 63.97; evict_last / evict_last 270.79 / 64.02; plain /
+// evict_last 269.46 / 63.06, 268.67 / 63.27 (8192x7168: 0.989 / 0.986 of
+// the copy against 0.975 / 0.973). Call 1 (a run-time switch per store):
+// .cs scale bytes +10 us, loads with an L2 evict_first hint +13 us.
 constexpr int st_pair(int codes, int scales) { return codes | (scales << 4); }
 constexpr int kStreamCodeSt = kStWb;
-constexpr int kStreamScaleSt = kStWb;
+constexpr int kStreamScaleSt = kStEvictLast;
 template <class Q>
 constexpr int kStreamStQ = kStreamDenseMx<Q> ? st_pair(kStreamCodeSt, kStreamScaleSt) : st_pair(kStCs, kStWb);
 // tile kernel (k_rowtile): 16-bit inputs, MX blocks, 8-bit codes (MXFP8,
@@ -181,9 +188,14 @@ constexpr int kTileCtasPerSm = 4;  // launch bound: at most 64 registers per thr
 // against 106.4 M) and the same warps active (57% against 59%), but its
 // CTAs convert sub-tile 0, then 1, after a barrier each.
 constexpr int kTileSubs = 1;
-// k_rowtile's code stores (store32_pair8): .cs. Run 14 hint (h100-hint,
-// 16384^2 bf16, MXFP8 tcgen05 floor / rceil, through a run-time probe that
-// cost this kernel nothing): FIGURES_ROWTILE
+// k_rowtile's code stores (store32_pair8): .cs. Run 14 hint
+// (h100-hint/call1, 16384^2 bf16, MXFP8 tcgen05 floor, through a run-time
+// probe that cost this kernel nothing: 271.09 us against main's 271.59):
+// .cs 271.09, plain 271.57, L1::no_allocate 271.15, L2 evict_first 271.01,
+// evict_last 272.90, evict_normal 271.36, .cg 271.48; .cs scale bytes
+// 270.99; cp.async with an L2 evict_first hint 294.62, .L2::256B 270.96,
+// .L2::128B 271.25 (8192x7168: 63.78-64.03 for all but the evict_first
+// loads, 67.48). No policy moves it (the 1.02 target needs ~266 us).
 constexpr int kTileCodeSt = kStCs;
 // launch bound of the 128 x 128 CTAs: 5 per SM (at most 48 registers, 5 x
 // 33 KB shared memory; with 4: 58 registers, 4 CTAs, 32 warps per SM
@@ -369,8 +381,7 @@ __device__ __forceinline__ void rowstream_body(const In* __restrict__ x, const P
     }
   }
 }
-// SP: the store policies (kStreamStQ; other values only for the launcher's
-// benchmark probe, row_select.hpp g_row_st)
+// SP: the store policies of codes and scale bytes (kStreamStQ)
 template <class In, class Q, int SP = kStreamStQ<Q>>
 __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* __restrict__ x, Params p, int64_t nch,
                                                                     int cpw) {
