@@ -175,8 +175,9 @@ __device__ __forceinline__ void store32(uint8_t* p, const uint32_t (&w)[BITS]) {
 // The same 32 codes (8-bit) when this lane and the lane `xmask` away own the
 // two halves of one 64-byte run (this lane: half e): the pair swaps 16
 // bytes by shuffles so that each of the two stores writes whole 32-byte
-// sectors (lane e writes bytes 16e.. and 32+16e.. of the run). Every lane
-// of the warp calls it.
+// sectors (lane e writes bytes 16e.. and 32+16e.. of the run), with the
+// store policy S (block_quant.cuh). Every lane of the warp calls it.
+template <int S = kStCs>
 __device__ __forceinline__ void store32_pair8(uint8_t* own, int e, int xmask, const uint32_t (&w)[8]) {
   uint32_t rv[4];
 #pragma unroll
@@ -184,8 +185,8 @@ __device__ __forceinline__ void store32_pair8(uint8_t* own, int e, int xmask, co
   uint8_t* run = own - 32 * e;
   const uint4 a = e ? make_uint4(rv[0], rv[1], rv[2], rv[3]) : make_uint4(w[0], w[1], w[2], w[3]);
   const uint4 b = e ? make_uint4(w[4], w[5], w[6], w[7]) : make_uint4(rv[0], rv[1], rv[2], rv[3]);
-  __stcs(reinterpret_cast<uint4*>(run + 16 * e), a);
-  __stcs(reinterpret_cast<uint4*>(run + 32 + 16 * e), b);
+  st16<S>(run + 16 * e, a);
+  st16<S>(run + 32 + 16 * e, b);
 }
 
 }  // namespace mxk::dev

@@ -75,6 +75,80 @@ __device__ __forceinline__ uint4 ld_stream(const void* p) {
   return r;
 }
 
+// ---- cache policies of the code and scale stores (PTX ISA 9.7.9.10 st) ----------
+// kStCs: st.global.cs (__stcs, evict-first streaming), kStWb: plain
+// st.global (.wb; for scale bytes the plain C++ byte store), kStNoAlloc:
+// st.global.L1::no_allocate, kStEvictFirst / kStEvictLast / kStEvictNormal:
+// st.global.L2::cache_hint with a createpolicy.fractional.L2::evict_first /
+// evict_last / evict_normal policy of fraction 1.0 (9.7.9.17 createpolicy),
+// kStCg: st.global.cg. Each kernel names its policies among its knobs
+// (rowwise.cuh, col_stream.cuh), measured in run 14 hint
+// (bench/results/README.md): k_rowstream's 8-bit codes plain and their
+// scale bytes evict_last, the colwise stream kernel's transposed and fused
+// rowwise 8-bit codes evict_last; every other code store .cs, every other
+// scale byte plain. (Load policies measured there too and not kept:
+// ld.global / cp.async.cg with L2::cache_hint evict_first 5-9% slower,
+// .L2::128B / .L2::256B within noise.)
+enum : int { kStCs = 0, kStWb = 1, kStNoAlloc = 2, kStEvictFirst = 3, kStEvictLast = 4, kStEvictNormal = 5, kStCg = 6 };
+template <int S>
+constexpr bool kStHinted = S == kStEvictFirst || S == kStEvictLast || S == kStEvictNormal;
+template <int S>
+__device__ __forceinline__ uint64_t l2_policy() {
+  uint64_t c;
+  if constexpr (S == kStEvictLast) {
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(c));
+  } else if constexpr (S == kStEvictNormal) {
+    asm("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(c));
+  } else {
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(c));
+  }
+  return c;
+}
+// the un-hinted forms: VEC the vector suffix, OPS the value operands (%1..)
+#define MXK_ST_PLAIN(VEC, OPS, ...)                                                        \
+  if constexpr (S == kStWb) {                                                              \
+    asm volatile("st.global" VEC " [%0], " OPS ";" ::"l"(p), __VA_ARGS__);                \
+  } else if constexpr (S == kStNoAlloc) {                                                  \
+    asm volatile("st.global.L1::no_allocate" VEC " [%0], " OPS ";" ::"l"(p), __VA_ARGS__); \
+  } else if constexpr (S == kStCg) {                                                       \
+    asm volatile("st.global.cg" VEC " [%0], " OPS ";" ::"l"(p), __VA_ARGS__);             \
+  } else {                                                                                 \
+    asm volatile("st.global.cs" VEC " [%0], " OPS ";" ::"l"(p), __VA_ARGS__);             \
+  }
+template <int S>
+__device__ __forceinline__ void st16(void* p, uint4 v) {
+  if constexpr (S == kStCs) {
+    __stcs(static_cast<uint4*>(p), v);
+  } else if constexpr (kStHinted<S>) {
+    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z),
+                 "r"(v.w), "l"(l2_policy<S>()));
+  } else {
+    MXK_ST_PLAIN(".v4.u32", "{%1,%2,%3,%4}", "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w))
+  }
+}
+template <int S>
+__device__ __forceinline__ void st8(void* p, uint32_t a, uint32_t b) {
+  if constexpr (S == kStCs) {
+    __stcs(static_cast<uint2*>(p), make_uint2(a, b));
+  } else if constexpr (kStHinted<S>) {
+    asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1,%2}, %3;" ::"l"(p), "r"(a), "r"(b), "l"(l2_policy<S>()));
+  } else {
+    MXK_ST_PLAIN(".v2.u32", "{%1,%2}", "r"(a), "r"(b))
+  }
+}
+template <int S>
+__device__ __forceinline__ void st1(uint8_t* p, uint32_t a) {
+  if constexpr (S == kStWb) {
+    *p = static_cast<uint8_t>(a);
+  } else if constexpr (kStHinted<S>) {
+    asm volatile("st.global.L2::cache_hint.u8 [%0], %1, %2;" ::"l"(p), "h"(static_cast<unsigned short>(a & 0xFFu)),
+                 "l"(l2_policy<S>()));
+  } else {
+    MXK_ST_PLAIN(".u8", "%1", "h"(static_cast<unsigned short>(a & 0xFFu)))
+  }
+}
+#undef MXK_ST_PLAIN
+
 // 8 elements from raw 16-byte words (one word for 16-bit inputs, two for fp32).
 template <class In>
 __device__ __forceinline__ void widen8(const uint4* w, uint32_t (&v)[8]) {
@@ -166,11 +240,12 @@ __device__ __forceinline__ void store8(uint8_t* row, int64_t g, int n, const uin
   }
 }
 
-// A full group's packed codes (encode8_packed) at group g of a packed row.
-template <int BITS>
+// A full group's packed codes (encode8_packed) at group g of a packed row;
+// 8-bit codes with the store policy S (4- and 6-bit codes: .cs).
+template <int BITS, int S = kStCs>
 __device__ __forceinline__ void store_packed(uint8_t* row, int64_t g, const uint32_t (&w)[2]) {
   if constexpr (BITS == 8) {
-    __stcs(reinterpret_cast<uint2*>(row + g * 8), make_uint2(w[0], w[1]));
+    st8<S>(row + g * 8, w[0], w[1]);
   } else if constexpr (BITS == 4) {
     __stcs(reinterpret_cast<unsigned int*>(row + g * 4), w[0]);
   } else {  // 6 bytes, 2-byte aligned

@@ -43,6 +43,21 @@ constexpr int kCsCtasPerSm = 4;             // launch bound: <= 64 registers, 41
 // transposed 0.908, 0.890, 0.886, 0.902 against 0.922, fused 0.945 (4)
 // against 0.964 (h100-col/call2).
 constexpr int kCsTilesPerCta = 1;
+// Store policies (block_quant.cuh kSt*) of the 8-bit codes, as one template
+// argument (cs_pol): transposed-order colwise codes, fused rowwise codes,
+// source-order colwise codes (other code widths: .cs; scale bytes: plain).
+// Run 14 hint (bench/results/h100-hint/call2, H100, bf16 e4m3, event time,
+// medians; README "run 14 hint"), 16384^2 / 8192x7168, transposed dense;
+// fused row+col tcgen05: all .cs (the form before) 294.50 / 67.75; 379.28 /
+// 88.24 us; evict_last transposed 285.00 / 65.70; 379.02 / 84.72;
+// evict_last transposed and row 285.07 / 65.82; 371.44 / 86.37; evict_last
+// all three 284.87 / 65.71; 371.53 / 86.29, but source order 271.49 against
+// 270.19 (dense_colwise); all plain 292.56 / 67.32; 373.75 / 86.97. So
+// evict_last where a CTA writes 64-byte pieces of many output rows
+// (presumably the L2 then keeps those lines until the neighbouring CTAs'
+// pieces arrive; not profiled), .cs for the source-order rows.
+constexpr int cs_pol(int transposed, int row, int source) { return transposed | (row << 4) | (source << 8); }
+constexpr int kCsStPol = cs_pol(kStEvictLast, kStEvictLast, kStCs);
 
 // Chunk swizzle of the raw tile: swz128 (rowwise.cuh, shared with k_rowtile).
 
@@ -58,7 +73,8 @@ __device__ __forceinline__ uint32_t& code_word(ColStreamSmem& s, int c, int a) {
   return s.code[c][a ^ ((c >> 5) << 2)];
 }
 
-template <class In, class Q, bool ROW>
+// CP: the store policies of the 8-bit codes (kCsStPol)
+template <class In, class Q, bool ROW, int CP = kCsStPol>
 __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
     k_colstream(const In* __restrict__ x, Params p) {
   static_assert(sizeof(In) == 2 && Q::V == 32, "16-bit inputs, MX blocks of 32");
@@ -130,7 +146,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
         encode32_packed<In, Q>(r, se, w);
         uint8_t* dst = p.col.data + (b * p.K + k) * p.col.row_bytes + (m0 + 32 * rb) * BITS / 8;
         if constexpr (BITS == 8) {
-          store32_pair8(dst, rb & 1, 1, w);  // the lane of rb ^ 1 holds the other half of the run
+          store32_pair8<CP & 15>(dst, rb & 1, 1, w);  // the lane of rb ^ 1 holds the other half of the run
         } else {
           store32<BITS>(dst, w);
         }
@@ -153,7 +169,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
       encode32_packed<In, Q>(r, se, w);
       uint8_t* dst = p.row.data + (b * p.M + m) * p.row.row_bytes + (c0 + 32 * rh) * BITS / 8;
       if constexpr (BITS == 8) {
-        store32_pair8(dst, rh, 2, w);  // the lane of rh ^ 1 (tid bit 1) holds the other half
+        store32_pair8<(CP >> 4) & 15>(dst, rh, 2, w);  // the lane of rh ^ 1 (tid bit 1) holds the other half
       } else {
         store32<BITS>(dst, w);
       }
@@ -182,7 +198,7 @@ __global__ void __launch_bounds__(kCsThreads, kCsCtasPerSm)
       for (int e = 0; e < 4; ++e) {
         uint32_t w[2];
         pack_bytes8<BITS>(rw[0][e], rw[1][e], w);
-        store_packed<BITS>(dst + e * p.col.row_bytes, g, w);
+        store_packed<BITS, (CP >> 8) & 15>(dst + e * p.col.row_bytes, g, w);
       }
     }
   }

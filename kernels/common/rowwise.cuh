@@ -121,6 +121,23 @@ template <class Q>
 constexpr int kStreamWarpsQ = kRowStreamSmall<Q> ? 2 : kStreamWarps;
 template <class Q>
 constexpr int kStreamChunksQ = kRowStreamSmall<Q> ? 2 : kStreamChunks;
+// k_rowstream's store policies (block_quant.cuh kSt*) for the 8-bit MX codes
+// (MXFP8, MXINT8; the formats of kStreamDenseMx) and their scale bytes,
+// as one template argument (st_pair); the other formats keep .cs codes and
+// plain scale bytes. Run 14 hint (bench/results/h100-hint/call2, H100, bf16
+// dense, event time, medians; README "run 14 hint"), codes / scale bytes,
+// MXFP8 e4m3 16384^2 / 8192x7168, MXINT8 the same: .cs / plain (the form
+// before) 269.14 / 64.02, 268.82 / 64.21 us; plain / plain 269.36 / 64.00,
+// 268.88 / 64.16; evict_last / plain 270.82 / 64.10; L1::no_allocate /
+// plain 268.99 / 63.97; evict_last / evict_last 270.79 / 64.02; plain /
+// evict_last 269.46 / 63.06, 268.67 / 63.27 (8192x7168: 0.989 / 0.986 of
+// the copy against 0.975 / 0.973). Call 1 (a run-time switch per store):
+// .cs scale bytes +10 us, loads with an L2 evict_first hint +13 us.
+constexpr int st_pair(int codes, int scales) { return codes | (scales << 4); }
+constexpr int kStreamCodeSt = kStWb;
+constexpr int kStreamScaleSt = kStEvictLast;
+template <class Q>
+constexpr int kStreamStQ = kStreamDenseMx<Q> ? st_pair(kStreamCodeSt, kStreamScaleSt) : st_pair(kStCs, kStWb);
 // tile kernel (k_rowtile): 16-bit inputs, MX blocks, 8-bit codes (MXFP8,
 // MXINT8), packed, 128 x 64 tiles (the colwise stream kernel's walk and
 // loads, col_stream.cuh), one per CTA; used for the scale layouts that
@@ -171,6 +188,15 @@ constexpr int kTileCtasPerSm = 4;  // launch bound: at most 64 registers per thr
 // against 106.4 M) and the same warps active (57% against 59%), but its
 // CTAs convert sub-tile 0, then 1, after a barrier each.
 constexpr int kTileSubs = 1;
+// k_rowtile's code stores (store32_pair8): .cs. Run 14 hint
+// (h100-hint/call1, 16384^2 bf16, MXFP8 tcgen05 floor, through a run-time
+// probe that cost this kernel nothing: 271.09 us against main's 271.59):
+// .cs 271.09, plain 271.57, L1::no_allocate 271.15, L2 evict_first 271.01,
+// evict_last 272.90, evict_normal 271.36, .cg 271.48; .cs scale bytes
+// 270.99; cp.async with an L2 evict_first hint 294.62, .L2::256B 270.96,
+// .L2::128B 271.25 (8192x7168: 63.78-64.03 for all but the evict_first
+// loads, 67.48). No policy moves it (the 1.02 target needs ~266 us).
+constexpr int kTileCodeSt = kStCs;
 // launch bound of the 128 x 128 CTAs: 5 per SM (at most 48 registers, 5 x
 // 33 KB shared memory; with 4: 58 registers, 4 CTAs, 32 warps per SM
 // against the 128 x 64 CTAs' 40, 267.65 us under Nsight Compute)
@@ -212,8 +238,9 @@ struct RowOut {
   int64_t sbase;  // the row's first scale byte
   bool tc;        // tcgen05 scale layout
   // scale offset of (row, kb) = sbase + (tcgen05 ? (kb/4)*512 + kb%4 : kb)  (C7)
+  template <int S = kStWb>  // store policy (block_quant.cuh; kStWb: the plain byte store)
   __device__ __forceinline__ void scale(int64_t kb, uint32_t sc, const Params& p) const {
-    p.row.scales[sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb)] = static_cast<uint8_t>(sc);
+    st1<S>(p.row.scales + sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb), sc);
   }
 };
 
@@ -232,8 +259,9 @@ __device__ __forceinline__ RowOut row_out(const Params& p, int64_t row) {
 }
 
 // Full group u of the chunk at element c0 from the lane's raw words w
-// (all lanes call: the block amax uses shuffles).
-template <class In, class Q>
+// (all lanes call: the block amax uses shuffles); SP: the store policies of
+// the packed codes and the scale bytes (st_pair).
+template <class In, class Q, int SP = st_pair(kStCs, kStWb)>
 __device__ __forceinline__ void row_group(const uint4* w, int64_t c0, int u, int lane, const RowOut& o,
                                           const Params& p, const typename Q::State& st) {
   constexpr int T = Q::V / 8;  // lanes per block
@@ -248,9 +276,9 @@ __device__ __forceinline__ void row_group(const uint4* w, int64_t c0, int u, int
   } else {  // packed codes built in registers, one store (a full chunk implies K % 8 == 0)
     uint32_t pk[2];
     sc = Q::template block_packed<In>(v, w, p, st, pk);
-    store_packed<Q::BITS>(o.dr, g, pk);
+    store_packed<Q::BITS, SP & 15>(o.dr, g, pk);
   }
-  if ((lane % T) == 0) o.scale(g / T, sc, p);
+  if ((lane % T) == 0) o.scale<(SP >> 4)>(g / T, sc, p);
 }
 
 // A ragged or unaligned chunk (the row's last one, or K % 8 != 0 / an
@@ -291,7 +319,7 @@ __device__ __forceinline__ void row_ragged(const In* __restrict__ xr, int64_t c0
 // spilled at 64 registers; the resident warps hide the latency); a ragged
 // or unaligned chunk goes through row_ragged. (Also the quantize phase of
 // nvfp4/one_pass.cuh.)
-template <class In, class Q>
+template <class In, class Q, int SP = kStreamStQ<Q>>
 __device__ __forceinline__ void row_item(const In* __restrict__ x, const Params& p, const typename Q::State& st,
                                          int64_t row, int64_t c, int lane) {
   using S = RowShape<In>;
@@ -306,7 +334,7 @@ __device__ __forceinline__ void row_item(const In* __restrict__ x, const Params&
       for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = ld_stream(q + u * 256 + j * 4);
     }
 #pragma unroll
-    for (int u = 0; u < S::U; ++u) row_group<In, Q>(&w[u * S::LPG], c0, u, lane, o, p, st);
+    for (int u = 0; u < S::U; ++u) row_group<In, Q, SP>(&w[u * S::LPG], c0, u, lane, o, p, st);
   } else {
     row_ragged<In, Q>(x + row * p.K, c0, lane, o, p, st);
   }
@@ -331,7 +359,7 @@ __device__ __forceinline__ void item_rc(int64_t it, int64_t items, int64_t nch, 
 // warps cover nw consecutive chunks.
 // (The kernels' bodies are device functions so that a probe can wrap them,
 // e.g. with per-CTA time stamps: bench/results/h100-tail/stamps.cu.)
-template <class In, class Q>
+template <class In, class Q, int SP = kStreamStQ<Q>>
 __device__ __forceinline__ void rowstream_body(const In* __restrict__ x, const Params& p, int64_t nch, int cpw) {
   const int lane = threadIdx.x & 31;
   const int nw = static_cast<int>(blockDim.x >> 5);
@@ -343,7 +371,7 @@ __device__ __forceinline__ void rowstream_body(const In* __restrict__ x, const P
   int64_t row, c;
   item_rc(it, items, nch, row, c);
   for (int k = 0;; ++k) {
-    row_item<In, Q>(x, p, st, row, c, lane);
+    row_item<In, Q, SP>(x, p, st, row, c, lane);
     it += nw;
     if (k + 1 >= cpw || it >= items) break;
     c += nw;  // the warp's next item, nw chunks on
@@ -353,10 +381,11 @@ __device__ __forceinline__ void rowstream_body(const In* __restrict__ x, const P
     }
   }
 }
-template <class In, class Q>
+// SP: the store policies of codes and scale bytes (kStreamStQ)
+template <class In, class Q, int SP = kStreamStQ<Q>>
 __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* __restrict__ x, Params p, int64_t nch,
                                                                     int cpw) {
-  rowstream_body<In, Q>(x, p, nch, cpw);
+  rowstream_body<In, Q, SP>(x, p, nch, cpw);
 }
 
 // ---- k_rowwise (cp.async ring) --------------------------------------------------
@@ -516,7 +545,7 @@ __device__ __forceinline__ void rowtile_body(const In* __restrict__ x, const Par
     uint32_t w[8];
     encode32_packed<In, Q>(r, se, w);
     // the lane of rh ^ 1 (tid bit 1) holds the other half of the 64 codes
-    store32_pair8(o.dr + c0 + h * kTileCols + 32 * rh, rh, 2, w);
+    store32_pair8<kTileCodeSt>(o.dr + c0 + h * kTileCols + 32 * rh, rh, 2, w);
     if (stage) {  // (row rr, k-block 2h + rh) of the 512-byte block (C7)
       reinterpret_cast<uint8_t*>(stile)[16 * (rr & 31) + 4 * (rr >> 5) + 2 * h + rh] = static_cast<uint8_t>(sc);
     } else {
