@@ -44,7 +44,8 @@
 // cfg::w4_mma_on); at N = 2048 (128 tiles, one warp per SM sub-partition: the
 // flat form is issue-bound) the producer forms (bench/results/gemm-decode.md,
 // "run 11 pc"; for M <= 8 six producers with the consumer's loads 3 chunks
-// ahead, "run 13 dec").
+// ahead, "run 13 dec"; for 8 < M <= 16 five producers, their 10 stages of 16
+// tokens fitting with 4 copies of the scale table, "run 14 w16b").
 #include <cuda_runtime.h>
 
 #include <cstdint>

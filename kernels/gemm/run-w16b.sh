@@ -2,9 +2,9 @@
 # run-w16b.sh - issue 10, the decode shapes left by run 14 w16: main's
 # mxgemmbench and this tree's built in the same device call (< 200 s), both
 # alternated at every decode shape (M = 1, 16, 64 x N = 7168 / 2048, and the
-# producer forms' M = 8, 32 at N = 2048), the launcher's forms forced
-# (cols 2000 + form), cuBLAS bf16 (torch_bench.py 50) after each round, two
-# rounds; then the whole GEMM gate (one process per test) beside
+# producer forms' M = 8, 32 at N = 2048), the five-producer forms 1012 / 5012
+# forced at 16 x 2048 x 7168 (cols 3012, 7012), cuBLAS bf16 (torch_bench.py
+# 50) after each round, two rounds (call 1: h100-w16b, 159 s); then the whole GEMM gate (one process per test) beside
 # compute-sanitizer memcheck / racecheck on GemmGateSanitizer.W4a16Mma, the
 # SASS size of the forms in both binaries, and (if time is left) Nsight
 # Compute source counters of 812 at 16 x 2048 x 7168. A trimmed run-w16.sh.
@@ -64,6 +64,7 @@ gzip -f "$O/racecheck.log"
 if command -v cuobjdump >/dev/null; then  # SASS instructions per bf16-out mma kernel, main / new
   for x in main new; do
     f=$(find /tmp/b-$x -name 'gemm_w4a16_mma.cu.o' | head -1)
+    # (this pattern stops at 4096: addresses of 5 hex digits are not matched; call 1 ran with it)
     cuobjdump -sass "$f" 2>/dev/null | awk -v tag=$x '/Function : /{fn=$3} /^ +\/\*[0-9a-f]{4}\*\//{n[fn]++} END{for(k in n) if (k ~ /Lb1EEEvN/) print tag, n[k], k}'
   done | sed -E 's/_ZN3mxk4gemm[0-9]+_GLOBAL__N__[0-9a-f_]+gemm_w4a16_mma_cu_[0-9a-f]+//' | sort -k3 >"$O/sass-counts.txt"
   log "SASS (instructions, main / new): $(grep -E 'ILi1ELi1ELi2ELi3ELb0ELi0E|ILi1ELi1ELi1ELi6ELb1ELi0E|ILi4ELi1ELi8ELi0ELb0ELi0E' "$O/sass-counts.txt" | awk '{print $1, $2}' | tr '\n' ' ') (812, 5111, 418 in name order)"
