@@ -142,8 +142,8 @@ inline bool w4_rs_three_wg(int cols) { return cols == 16; }
 // owning every P-th k-tile: copy, widen, mbarrier hand-over) for TG consumer
 // warps that only run the mmas (with one consumer and P >= 4 it runs alone on
 // an SM sub-partition, the producers two to each of the others). FORM names
-// it (decode_cols 2000 + FORM; P = 5, 6: 1011, 1111; DEEP + 4000; flat with
-// at most STX stages + 10000 STX).
+// it (decode_cols 2000 + FORM; P = 5, 6: 1011 / 1012, 1111; DEEP + 4000; flat
+// with at most STX stages + 10000 STX).
 template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false, int STX_ = 0>
 struct W4Mma {
   static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256;
@@ -183,11 +183,19 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 // main's 412 13.12 / 13.23), M = 64 stays 418: 17.62 / 17.54 (30418 17.71 /
 // 17.72; cuBLAS 13.20 / 13.20). Call 1 (the old code): 421 13.50, 424 18.30,
 // 442 22.96, 30212 13.59, 30221 13.12, 30211 11.75 (two tiles per block, two
-// blocks per SM) - more warps per SM did not pay.
+// blocks per SM) - more warps per SM did not pay. Run 14 w16b (h100-w16b,
+// one call, rounds 1 / 2, main's binary and cuBLAS bf16 in the same call):
+// with the producer's copy prologue not unrolled and the one-time start /
+// store code compact, N = 2048, M = 16: five producers (1012, 10 stages of
+// 16 tokens with 4 scale-table copies, the consumer alone on its SM
+// sub-partition) 15.92 / 15.91 against 812 16.91 / 16.93 (main's 812 18.45 /
+// 18.33; cuBLAS 15.14 / 15.14); with the consumer's loads 3 chunks ahead
+// (5012) 17.61 / 17.57. M <= 8 stays 5111 (8 x 2048 x 7168: 13.86 / 14.08,
+// main 14.83 / 14.83).
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
   if (m <= 8) return wide ? 30411 : 5111;
-  if (m <= 16) return wide ? 30412 : 812;
+  if (m <= 16) return wide ? 30412 : 1012;
   if (m <= 32) return wide ? 418 : 814;
   return wide ? 418 : 724;
 }

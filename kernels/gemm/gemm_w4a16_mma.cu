@@ -44,10 +44,12 @@
 // cfg::w4_mma_on); at N = 2048 (128 tiles, one warp per SM sub-partition: the
 // flat form is issue-bound) the producer forms (bench/results/gemm-decode.md,
 // "run 11 pc"; for M <= 8 six producers with the consumer's loads 3 chunks
-// ahead, "run 13 dec").
+// ahead, "run 13 dec"; for 8 < M <= 16 five producers, their 10 stages of 16
+// tokens fitting with 4 copies of the scale table, "run 14 w16b").
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "gemm/gemm_common.cuh"
 #include "gemm/gemm_config.hpp"
@@ -62,7 +64,7 @@ namespace mxk::gemm {
 namespace {
 
 // Shared memory: the widening table (256 bytes x 32 lanes, 32 KB), the scale
-// table (256 codes x 8 copies), with P producers 2 ST mbarriers, then ST stages
+// table (256 codes x SCOPY = 8 or 4 copies), with P producers 2 ST mbarriers, then ST stages
 // of: packed B [ROWS][KT / 2] (rows RS bytes apart: 8 rows of a warp on
 // different banks), its scale codes [ROWS][CW words], A [TOK][KT] bf16 (rows RA
 // bytes apart, RA / 4 = 8 mod 32: a warp's 64-bit loads of 8 rows x 4 lanes
@@ -79,9 +81,16 @@ struct MmaLayout {
   static constexpr int LOADERS = PC ? 32 : THREADS;
   static constexpr int ROWS = 16 * C::TR, TOK = 8 * C::NT * C::TG;
   static constexpr int RS = KT / 2 + 16, RA = 2 * KT + 32;
-  static constexpr int STAB = 256 * 32 * 4, BARS = STAB + 256 * 8 * 4, STAGES = BARS + (PC ? 256 : 0);
   static constexpr int SC = ROWS * RS, ACT = SC + ROWS * CW * 4, WB = ACT + TOK * RA;
   static constexpr int STAGE = (WB + (PC ? STEPS * 512 : 0) + 127) / 128 * 128;
+  // SCOPY copies of the scale table (lane l reads copy (l / 4) % SCOPY): 8, one per row of a warp's 8 (no
+  // bank conflict); 4 (two rows per bank, 4 KB less) only where 8 would leave a producer form with four or
+  // more producers fewer than two stages each and 4 does not (P = 5 with 16 tokens: 1012, 5012).
+  static constexpr int STAB = 256 * 32 * 4, BARS8 = STAB + 256 * 8 * 4, BARS4 = STAB + 256 * 4 * 4;
+  static constexpr bool TIGHT = PC && C::P >= 4 && (C::SMEM - BARS8 - 256) / STAGE < 2 * C::P &&
+                                (C::SMEM - BARS4 - 256) / STAGE >= 2 * C::P;
+  static constexpr int SCOPY = TIGHT ? 4 : 8;
+  static constexpr int BARS = TIGHT ? BARS4 : BARS8, STAGES = BARS + (PC ? 256 : 0);
   static constexpr int FIT = cmin(PC ? 12 : C::STX > 0 ? C::STX : 8, (C::SMEM - STAGES) / STAGE);
   static constexpr int ST = PC ? FIT / C::P * C::P : FIT, OWN = PC ? ST / C::P : 1;
   static constexpr int BYTES = STAGES + ST * STAGE;
@@ -194,7 +203,7 @@ __device__ __forceinline__ void mma_tile(const std::uint8_t* st, const std::uint
   const std::uint32_t lut_a = smem_u32(lut);
 #pragma unroll
   for (int j = 0; j < L::KB; ++j) {  // k-block j: steps 2j, 2j + 1
-    const std::uint32_t f0 = scale_f2(c0, j, stab), f1 = scale_f2(c1, j, stab);
+    const std::uint32_t f0 = scale_f2<L::SCOPY>(c0, j, stab), f1 = scale_f2<L::SCOPY>(c1, j, stab);
 #pragma unroll
     for (int u = 0; u < 2; ++u) {
       const int s = 2 * j + u;
@@ -245,37 +254,69 @@ __device__ __forceinline__ void pc_run(const PcChunk<C>& x, float (&acc)[C::NT][
 
 // acc = C (or +0) and D = acc for the values of n8 tile jn: D[tok0 + 8 jn +
 // 2t + (i & 1)][row0 + g + 8 (i >> 1)] (C10's m16n8k16 D map, transposed).
+// Both run once per warp, their code fetched cold: without C the start is
+// only zeros, and a whole tile (all 8 NT tokens and 16 rows inside D) is
+// stored through two pointers (tokens 2t and 2t + 1 of n8 tile jn, stepped
+// by 8 rows of D) with no per-element tests or 64-bit index products.
 template <int NT>
 __device__ __forceinline__ void mma_init(float (&acc)[NT][4], const MmaParams& p, std::int64_t row0, std::int64_t tok0) {
   const int l = static_cast<int>(threadIdx.x) & 31;
+  if (p.c == nullptr) {
+#pragma unroll
+    for (int jn = 0; jn < NT; ++jn)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[jn][i] = 0.0f;
+    return;
+  }
 #pragma unroll
   for (int jn = 0; jn < NT; ++jn)
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const std::int64_t row = row0 + (l >> 2) + 8 * (i >> 1), tok = tok0 + 8 * jn + 2 * (l & 3) + (i & 1);
-      acc[jn][i] = (p.c != nullptr && tok < p.m && row < p.n) ? p.c[tok * p.n + row] : 0.0f;
+      acc[jn][i] = (tok < p.m && row < p.n) ? p.c[tok * p.n + row] : 0.0f;
     }
 }
 
 template <bool BF16, int NT>
 __device__ __forceinline__ void mma_store(const float (&acc)[NT][4], const MmaParams& p, std::int64_t row0,
                                           std::int64_t tok0) {
+  using E = std::conditional_t<BF16, std::uint16_t, std::uint32_t>;
+  auto out = [](float v) -> E {
+    if constexpr (BF16)
+      return out_bf16(v);
+    else
+      return out_f32(v);
+  };
   const int l = static_cast<int>(threadIdx.x) & 31;
+  if (tok0 + 8 * NT <= p.m && row0 + 16 <= p.n) {  // a whole tile
+    E* d0 = static_cast<E*>(p.d) + (tok0 + 2 * (l & 3)) * p.n + row0 + (l >> 2);
+    E* d1 = d0 + p.n;
+    const std::int64_t step = 8 * p.n;
+#pragma unroll
+    for (int jn = 0; jn < NT; ++jn) {
+      d0[0] = out(acc[jn][0]);
+      d1[0] = out(acc[jn][1]);
+      d0[8] = out(acc[jn][2]);
+      d1[8] = out(acc[jn][3]);
+      if (jn + 1 < NT) {  // (no pointer past the tile)
+        d0 += step;
+        d1 += step;
+      }
+    }
+    return;
+  }
 #pragma unroll
   for (int jn = 0; jn < NT; ++jn)
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const std::int64_t row = row0 + (l >> 2) + 8 * (i >> 1), tok = tok0 + 8 * jn + 2 * (l & 3) + (i & 1);
       if (tok >= p.m || row >= p.n) continue;
-      if constexpr (BF16)
-        static_cast<std::uint16_t*>(p.d)[tok * p.n + row] = out_bf16(acc[jn][i]);
-      else
-        static_cast<std::uint32_t*>(p.d)[tok * p.n + row] = out_f32(acc[jn][i]);
+      static_cast<E*>(p.d)[tok * p.n + row] = out(acc[jn][i]);
     }
 }
 
 // The tables (entry (byte b, lane l) at 128 b + 4 l; (code e, copy c) at
-// 32 e + 4 c), and zeros in the rows of A past M and of B past N in every
+// 4 SCOPY e + 4 c), and zeros in the rows of A past M and of B past N in every
 // stage (never loaded; they reach only elements of D that are not stored).
 template <class C>
 __device__ __forceinline__ void mma_prepare(std::uint8_t* smem, const MmaLoader& q) {
@@ -323,7 +364,7 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   float acc[C::NT][4];
   mma_init<C::NT>(acc, p, row0, tok0);
   const std::uint8_t* const lut = smem + 4 * l;
-  const std::uint8_t* const stab = smem + L::STAB + 4 * (l >> 2);
+  const std::uint8_t* const stab = smem + L::STAB + 4 * ((l >> 2) % L::SCOPY);
   int cur = 0, nxt = L::ST - 1;  // stages of tiles kt and kt + ST - 1
   for (std::int64_t kt = 0; kt < ntiles; ++kt) {
     cp_async_wait<L::ST - 2>();
@@ -371,8 +412,8 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
   std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(smem + L::BARS);
   std::uint64_t* const empty = full + L::ST;
   const MmaLoader q = mma_loader<MmaLayout<C>>(p, m0, n0, l);
-  if (producer) {  // own k-tiles 0 .. OWN - 2
-#pragma unroll
+  if (producer) {  // own k-tiles 0 .. OWN - 2 (a loop, not unrolled: one copy of the copy code, fetched cold)
+#pragma unroll 1
     for (int j = 0; j < L::OWN - 1; ++j) {
       if (w + C::P * j < ntiles) mma_load<MmaLayout<C>>(stages + (w + C::P * j) * L::STAGE, p, q, w + C::P * j, l);
       cp_async_commit();
@@ -389,7 +430,7 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
   __syncthreads();  // tables, zero rows, barriers
   if (producer) {
     const std::uint8_t* const lut = smem + 4 * l;
-    const std::uint8_t* const stab = smem + L::STAB + 4 * (l >> 2);
+    const std::uint8_t* const stab = smem + L::STAB + 4 * ((l >> 2) % L::SCOPY);
     // own k-tile j + OWN - 1 (k-tile kt + P (OWN - 1)) into the stage of own k-tile j - 1, once the consumers
     // have released it; one commit group per own k-tile, empty or not
     auto copy_ahead = [&](std::int64_t j, std::int64_t kt) {
@@ -494,16 +535,18 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 911: return mma_launch<cfg::W4Mma<1, 1, 1, 4>, BF16>(p, s);
     case 912: return mma_launch<cfg::W4Mma<1, 1, 2, 4>, BF16>(p, s);
     case 1011: return mma_launch<cfg::W4Mma<1, 1, 1, 5>, BF16>(p, s);
+    case 1012: return mma_launch<cfg::W4Mma<1, 1, 2, 5>, BF16>(p, s);
     case 1111: return mma_launch<cfg::W4Mma<1, 1, 1, 6>, BF16>(p, s);
     case 4811: return mma_launch<cfg::W4Mma<1, 1, 1, 3, true>, BF16>(p, s);
     case 4812: return mma_launch<cfg::W4Mma<1, 1, 2, 3, true>, BF16>(p, s);
     case 4912: return mma_launch<cfg::W4Mma<1, 1, 2, 4, true>, BF16>(p, s);
+    case 5012: return mma_launch<cfg::W4Mma<1, 1, 2, 5, true>, BF16>(p, s);
     case 5111: return mma_launch<cfg::W4Mma<1, 1, 1, 6, true>, BF16>(p, s);
     default:
       throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 421, 424, 442, 224 (flat), "
                                 "30211, 30212, 30221, 30411, 30412, 40412, 30421, 30418 (flat, at most 3 or 4 stages), "
-                                "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1111 (2 .. 6 producer warps), "
-                                "4811, 4812, 4912, 5111 (the same, consumer loads 3 chunks ahead) "
+                                "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1012, 1111 (2 .. 6 producer warps), "
+                                "4811, 4812, 4912, 5012, 5111 (the same, consumer loads 3 chunks ahead) "
                                 "(decode_cols 2000 + form)");
   }
 }

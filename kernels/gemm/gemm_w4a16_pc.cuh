@@ -107,10 +107,10 @@ __device__ __forceinline__ void mma_load(std::uint8_t* st, const MmaParams& p, c
 }
 
 // 2^(e-127) as bf16x2 for the code of k-block j in a row's scale words (stab:
-// this lane's copy of the scale table).
-template <int CW>
+// this lane's copy of the scale table of SCOPY copies).
+template <int SCOPY, int CW>
 __device__ __forceinline__ std::uint32_t scale_f2(const std::uint32_t (&codes)[CW], int j, const std::uint8_t* stab) {
-  return *reinterpret_cast<const std::uint32_t*>(stab + 32 * prmt(codes[j >> 2], 0u, 0x4440u | (j & 3)));
+  return *reinterpret_cast<const std::uint32_t*>(stab + 4 * SCOPY * prmt(codes[j >> 2], 0u, 0x4440u | (j & 3)));
 }
 
 // Both scale words of rows `row` and row + 8 of the stage.
@@ -150,8 +150,8 @@ __device__ __forceinline__ void pc_widen(std::uint8_t* st, const std::uint8_t* l
       for (int r = 0; r < 4; ++r) x[i][r] = b0[8 * (h + i) + (r & 1) * 8 * L::RS + (r >> 1)];
 #pragma unroll
     for (int j = 0; j < H / 2; ++j) {
-      f[j][0] = scale_f2(c0, (h >> 1) + j, stab);
-      f[j][1] = scale_f2(c1, (h >> 1) + j, stab);
+      f[j][0] = scale_f2<L::SCOPY>(c0, (h >> 1) + j, stab);
+      f[j][1] = scale_f2<L::SCOPY>(c1, (h >> 1) + j, stab);
     }
 #pragma unroll
     for (int i = 0; i < H; ++i)
@@ -177,7 +177,7 @@ __device__ __forceinline__ void pc_widen(std::uint8_t* st, const std::uint8_t* l
 }
 
 // The widening table (entry (byte b, lane l) at 128 b + 4 l) and the scale
-// table ((code e, copy c) at STAB + 32 e + 4 c), by the block's L::THREADS.
+// table ((code e, copy c) at STAB + 4 SCOPY e + 4 c), by the block's L::THREADS.
 template <class L>
 __device__ __forceinline__ void pc_tables(std::uint8_t* smem) {
   const int tid = static_cast<int>(threadIdx.x);
@@ -186,9 +186,10 @@ __device__ __forceinline__ void pc_tables(std::uint8_t* smem) {
     const std::uint32_t b = static_cast<std::uint32_t>(i >> 3), v = e2m1_bf16(b & 15u) | (e2m1_bf16(b >> 4) << 16);
     reinterpret_cast<uint4*>(smem)[i] = make_uint4(v, v, v, v);
   }
+  constexpr int Q = L::SCOPY / 4;  // uint4 (4 copies) per code
 #pragma unroll 1
-  for (int i = tid; i < 256 * 2; i += L::THREADS) {  // 4 copies of code i / 2
-    const std::uint32_t v = ue8m0_bf16x2(static_cast<std::uint32_t>(i >> 1));
+  for (int i = tid; i < 256 * Q; i += L::THREADS) {  // 4 copies of code i / Q
+    const std::uint32_t v = ue8m0_bf16x2(static_cast<std::uint32_t>(i / Q));
     reinterpret_cast<uint4*>(smem + L::STAB)[i] = make_uint4(v, v, v, v);
   }
 }
