@@ -244,9 +244,9 @@ TEST(GemmGateSanitizer, W4a16Small) {
 // 12 / 8 / 4 (2 producers), 12 / 8 (4 producers), 10 (5; with 16 tokens and 4 scale-table
 // copies: 3012, 7012), 12 (6), every producer warp's own
 // ring wrapping),
-// producer warps without any k-tile (K <= 256); the producers' whole-block
-// copy (whole k-tiles of whole blocks: 31, 36, 39, 47, 49-51) beside the
-// checked one (ragged blocks and k-tiles, byte loads); flat forms with at most 3
+// producer warps without any k-tile (K <= 256); whole k-tiles of whole
+// blocks by cp.async with tcgen05 and dense scale words (31, 36, 39, 47,
+// 49-51) beside ragged blocks and k-tiles and byte loads; flat forms with at most 3
 // stages (+ 10000 STX: 8 k-tiles over 3, byte loads with two-tile blocks) and
 // with two or four token groups (421, 442).
 TEST(GemmGateSanitizer, W4a16Mma) {
@@ -280,8 +280,8 @@ TEST(GemmGateSanitizer, W4a16Mma) {
   run_w4({16, 40, 5408, kTc, Fmt::bf16, true, 3, 0, 3012}, 47);     // 5 producers, 16 tokens, 4 scale copies:
                                                                      // 22 k-tiles over 10, cp.async, ragged
   run_w4({13, 33, 2600, kDense, Fmt::fp32, false, 3, 0, 7012}, 48);  // the same, ring of 4: 11 k-tiles, byte loads
-  // producers' whole-block copy (pc_fast_load: whole blocks, whole k-tiles, cp.async rows and scale words; 47
-  // above: tcgen05 scales, beside a ragged block and the ragged last k-tile) with dense scale words:
+  // whole blocks' whole k-tiles by cp.async with dense scale words (47 above: tcgen05 scales, beside a ragged
+  // block and the ragged last k-tile; run 14 w16c gated its whole-block copy, not kept, with these):
   run_w4({16, 40, 3072, kDense, Fmt::fp32, true, 3, 0, 3012}, 49);   // 1012: 12 k-tiles over 10, N ragged block
   run_w4({32, 48, 2304, kDense, Fmt::bf16, false, 3, 0, 2814}, 50);  // 32 tokens (a lane per row of A), 3 producers
   run_w4({8, 32, 3584, kDense, Fmt::bf16, true, 3, 0, 7111}, 51);    // 5111: 8 tokens, 14 k-tiles over 12

@@ -37,8 +37,7 @@
 // its mmas: ~30 instructions per k16 step) and producer/consumer (P = 2..6
 // producer warps, each owning every P-th k-tile: it copies the k-tile, widens
 // it into the stage's widened buffer and hands it over on the stage's `full`
-// mbarrier; in a whole block its whole k-tiles are copied without bounds
-// tests, pc_fast_load; TG consumer warps only fetch the fragments and run the mmas, and
+// mbarrier; TG consumer warps only fetch the fragments and run the mmas, and
 // release the stage on its `empty` mbarrier). On the H100 the flat form with 4
 // tiles per block and at most 3 stages (cfg::W4Mma::STX) is the fastest at N =
 // 7168 (the launcher takes it there,
@@ -433,18 +432,13 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
     const std::uint8_t* const lut = smem + 4 * l;
     const std::uint8_t* const stab = smem + L::STAB + 4 * ((l >> 2) % L::SCOPY);
     // own k-tile j + OWN - 1 (k-tile kt + P (OWN - 1)) into the stage of own k-tile j - 1, once the consumers
-    // have released it; one commit group per own k-tile, empty or not. Whole k-tiles of a whole block by
-    // pc_fast_load (no bounds tests; f starts at the first k-tile copied here), the rest by mma_load.
-    PcFast<L, C::P> f = pc_fast<L, C::P>(p, q, m0, n0, w + C::P * (L::OWN - 1), l);
+    // have released it; one commit group per own k-tile, empty or not
     auto copy_ahead = [&](std::int64_t j, std::int64_t kt) {
       const std::int64_t ktn = kt + C::P * (L::OWN - 1);
       if (ktn < ntiles) {
         const int sn = w + C::P * static_cast<int>((j + L::OWN - 1) % L::OWN);
         if (j > 0) mbar_wait(empty + sn, static_cast<std::uint32_t>((ktn - L::ST) / L::ST) & 1u);
-        if (f.on && ktn < f.nwhole)
-          pc_fast_load<L, C::P>(stages + sn * L::STAGE, f, ktn, l);
-        else
-          mma_load<MmaLayout<C>>(stages + sn * L::STAGE, p, q, ktn, l);
+        mma_load<MmaLayout<C>>(stages + sn * L::STAGE, p, q, ktn, l);
       }
       cp_async_commit();
     };

@@ -10,16 +10,12 @@
 // a_dst(row, chunk) (byte of 16-byte chunk `chunk` of row `row` of A in a
 // stage), a_step(i) (offset of row + i ASTEP from row) and
 // store_widened(stage, tile, step, lane, a[4]) (where the widened fragment of
-// a lane goes). Moved from gemm_w4a16_mma.cu, behaviour unchanged. Run 14
-// w16c: the producers' copy of whole k-tiles of whole blocks without bounds
-// tests (PcFast, pc_fast_load: a pointer per operand, stepped per own k-tile,
-// chunks at immediate offsets); mma_load keeps the checked copy for the rest.
+// a lane goes). Moved from gemm_w4a16_mma.cu, behaviour unchanged.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <utility>
 
 #include "gemm/gemm_common.cuh"
 #include "gemm/gemm_host.hpp"
@@ -107,77 +103,6 @@ __device__ __forceinline__ void mma_load(std::uint8_t* st, const MmaParams& p, c
     if (r < q.vb && kb4 < p.nkb)
       load_codes4(reinterpret_cast<std::uint32_t*>(st + L::SC) + u, p.sb, p.tc_b, p.vsc_b, q.n0 + r, kb4, p.nkb);
     if constexpr (L::ROWS * L::CW <= L::LOADERS) break;
-  }
-}
-
-// cp.async of 16 bytes from gmem + GOFF to shared address s + SOFF, both offsets immediates of the
-// instruction's addresses (PTX ISA 9.0, 9.7.9.25.3.1 cp.async; 6.4.1 [reg+imm] addresses).
-template <int SOFF, int GOFF>
-__device__ __forceinline__ void cp_async16_at(std::uint32_t s, const void* gmem) {
-  asm volatile("cp.async.cg.shared.global [%0+%2], [%1+%3], 16;" ::"r"(s), "l"(gmem), "n"(SOFF), "n"(GOFF)
-               : "memory");
-}
-
-// A producer lane's copy of its own whole k-tiles (k0 + KT <= K) in a whole block (all ROWS rows of B
-// inside N, all TOK rows of A inside M; rows by cp.async: vec_a, vec_b, vsc_b), with no bounds tests
-// and one pointer per operand: lane l copies chunks LB j + l % LB of B row l / LB, chunks LA j + l % LA
-// of A row l / LA (a warp instruction: LB or LA whole 32-byte sectors of every row) and scale word l
-// (row l / CW, as mma_load), the chunks at immediate offsets. pc_fast points f at own k-tile kt; the
-// producer copies its own k-tiles in order (kt, kt + P, ..; only the last k-tile of K can be ragged), so
-// after each copy the pointers step by P k-tiles while that k-tile is whole (no pointer past a row).
-// The other blocks and k-tiles: mma_load.
-// Producer forms with 32 loaders, 16 rows of B, 8, 16 or 32 tokens (ON); L::a_dst linear in the chunk.
-template <class L, int P>
-struct PcFast {
-  static constexpr bool ON = L::LOADERS == 32 && L::ROWS <= 32 && L::TOK <= 32 && 32 % L::ROWS == 0 &&
-                             32 % L::TOK == 0 && L::ROWS * L::CW == 32;
-  static constexpr int LB = ON ? 32 / L::ROWS : 1, LA = ON ? 32 / L::TOK : 1;  // lanes per row
-  static constexpr int BN = L::KT / 32 / LB, AN = L::KT / 8 / LA;                 // chunks per lane
-  const std::uint8_t* b = nullptr;
-  const std::uint16_t* a = nullptr;
-  const std::uint8_t* s = nullptr;
-  std::int64_t sstep = 0, nwhole = 0;  // scale bytes between own k-tiles; whole k-tiles of K
-  int db = 0, da = 0;                  // this lane's first B and A chunk in a stage
-  bool on = false;                     // this block, from own k-tile w on
-};
-
-template <class L, int P>
-__device__ __forceinline__ PcFast<L, P> pc_fast(const MmaParams& p, const MmaLoader& q, std::int64_t m0,
-                                               std::int64_t n0, std::int64_t kt, int l) {
-  using F = PcFast<L, P>;
-  F f;
-  f.nwhole = p.k / L::KT;
-  f.on = F::ON && q.vb == L::ROWS && q.va == L::TOK && p.vec_a && p.vec_b && p.vsc_b && kt < f.nwhole;
-  if (!f.on) return f;
-  const int rb = l / F::LB, cb = l % F::LB, ra = l / F::LA, ca = l % F::LA, rs = l / L::CW, ws = l % L::CW;
-  f.b = p.b + (n0 + rb) * p.ldb + (kt * (L::KT / 2) + 16 * cb);
-  f.a = p.a + (m0 + ra) * p.lda + (kt * L::KT + 8 * ca);
-  // scale_off is linear in the k-block over multiples of 4 (dense: r nkb + kb; tcgen05: 512 per 4 k-blocks)
-  const std::int64_t s0 = scale_off(p.tc_b, n0 + rs, kt * L::KB + 4 * ws, p.nkb);
-  f.sstep = scale_off(p.tc_b, n0 + rs, (kt + P) * L::KB + 4 * ws, p.nkb) - s0;
-  f.s = p.sb + s0;
-  f.db = L::PB + rb * L::RS + 16 * cb;
-  f.da = L::a_dst(ra, ca);
-  return f;
-}
-
-// Own k-tile kt (whole, f.on; the one f points at) into stage st, then f to own k-tile kt + P if whole.
-template <class L, int P>
-__device__ __forceinline__ void pc_fast_load(std::uint8_t* st, PcFast<L, P>& f, std::int64_t kt, int l) {
-  using F = PcFast<L, P>;
-  const std::uint32_t s = smem_u32(st);
-  const std::uint32_t sb = s + static_cast<std::uint32_t>(f.db), sa = s + static_cast<std::uint32_t>(f.da);
-  [&]<int... J>(std::integer_sequence<int, J...>) {
-    (cp_async16_at<16 * F::LB * J, 16 * F::LB * J>(sb, f.b), ...);
-  }(std::make_integer_sequence<int, F::BN>{});
-  [&]<int... J>(std::integer_sequence<int, J...>) {
-    (cp_async16_at<16 * F::LA * J, 16 * F::LA * J>(sa, f.a), ...);
-  }(std::make_integer_sequence<int, F::AN>{});
-  cp_async4(st + L::SC + 4 * l, f.s);
-  if (kt + P < f.nwhole) {
-    f.b += P * (L::KT / 2);
-    f.a += P * L::KT;
-    f.s += f.sstep;
   }
 }
 

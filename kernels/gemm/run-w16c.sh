@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run-w16c.sh - issue 10, 16 x 2048 x 7168 (run 14 w16c): main's mxgemmbench
-# and this tree's (the producers' whole-block copy, pc_fast_load) built in the
+# and this tree's (commit 0c15ced: the producers' whole-block copy
+# pc_fast_load, measured slower and reverted after this call) built in the
 # same device call (< 170 s), then the GEMM gate binary's smoke test; main /
 # new alternated at 16 x 2048 x 7168 (three rounds), 1 / 8 / 32 x 2048 x 7168
 # and 16 x 7168 x 2048 (twice: run 14 w16b's unexplained 27.05 us); cuBLAS
