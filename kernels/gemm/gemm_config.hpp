@@ -191,7 +191,13 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 // sub-partition) 15.92 / 15.91 against 812 16.91 / 16.93 (main's 812 18.45 /
 // 18.33; cuBLAS 15.14 / 15.14); with the consumer's loads 3 chunks ahead
 // (5012) 17.61 / 17.57. M <= 8 stays 5111 (8 x 2048 x 7168: 13.86 / 14.08,
-// main 14.83 / 14.83).
+// main 14.83 / 14.83). Run 14 w16c (h100-w16c, one call, same binary pair
+// alternated, cuBLAS bf16 15.05 at 16 x 2048 x 7168): the producers' whole
+// k-tiles of whole blocks copied without bounds tests, one pointer per
+// operand and lane (a lane per 32 bytes of 16 rows per cp.async: 16 cache
+// lines per warp instruction, not 4) was slower and is not kept: 1012 19.93 /
+// 20.04 / 20.05 against 16.08 / 15.90 / 16.04; 814 at M = 32 46.75 against
+// 20.06; 5111 at M = 1, 8 15.02, 14.06 against 14.84, 14.02.
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
   if (m <= 8) return wide ? 30411 : 5111;
