@@ -18,6 +18,8 @@
 # 2048. Call 1 (bench/results/h100-w16/call1) ran it with FORMS_16 = 2412 2421
 # 32412 42412 32212 32221 32421, FORMS_1 = 2411 32411 32211, FORMS_64 = 2418
 # 2424 2442, ncu on 2412 and the SASS of 412 (STX 0).
+# (A record: it ran on the device as .devrun/w16/overlay/kernels/gemm/run-w16.sh;
+# moved from kernels/gemm/ to bench/results/h100-w16/ when main took the branch.)
 set -uo pipefail
 O=${OUT:-/tmp/w16-out}; mkdir -p "$O"; S=$O/summary.txt; : >"$S"
 R=$PWD; T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }

@@ -10,6 +10,8 @@
 # Compute source counters of 812 at 16 x 2048 x 7168. A trimmed run-w16.sh.
 # Run from the root of a main checkout with this branch's changed files in
 # .devrun/w16b/overlay:  bash .devrun/w16b/overlay/kernels/gemm/run-w16b.sh
+# (A record: it ran on the device as .devrun/w16b/overlay/kernels/gemm/run-w16b.sh;
+# moved from kernels/gemm/ to bench/results/h100-w16b/ when main took the branch.)
 set -uo pipefail
 O=${OUT:-/tmp/w16b-out}; mkdir -p "$O"; S=$O/summary.txt; : >"$S"
 R=$PWD; T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }

@@ -11,6 +11,8 @@
 # A trimmed run-w16b.sh (no ncu). Run from the root of a main checkout with
 # this branch's changed files in .devrun/w16c/overlay:
 #   bash .devrun/w16c/overlay/kernels/gemm/run-w16c.sh
+# (A record: it ran on the device as .devrun/w16c/overlay/kernels/gemm/run-w16c.sh;
+# moved from kernels/gemm/ to bench/results/h100-w16c/ when main took the branch.)
 set -uo pipefail
 O=${OUT:-/tmp/w16c-out}; mkdir -p "$O"; S=$O/summary.txt; : >"$S"
 R=$PWD; T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
