@@ -195,7 +195,7 @@ constexpr int kTileSubs = 1;
 // evict_last 272.90, evict_normal 271.36, .cg 271.48; .cs scale bytes
 // 270.99; cp.async with an L2 evict_first hint 294.62, .L2::256B 270.96,
 // .L2::128B 271.25 (8192x7168: 63.78-64.03 for all but the evict_first
-// loads, 67.48). No policy moves it (the 1.02 target needs ~266 us).
+// loads, 67.48). No policy moves it (1.02 needs ~268 us with the copy at 360.5 us).
 constexpr int kTileCodeSt = kStCs;
 // launch bound of the 128 x 128 CTAs: 5 per SM (at most 48 registers, 5 x
 // 33 KB shared memory; with 4: 58 registers, 4 CTAs, 32 warps per SM
