@@ -233,6 +233,8 @@ TEST(GemmGateSanitizer, W4a16Small) {
   run_w4({20, 64, 2600, kTc, Fmt::fp32, true, 3, 0, 316}, 18);   // three warpgroups, rings wrap, ragged k-tile
   run_w4({16, 70, 2592, kDense, Fmt::bf16, false, 3, 0, 516}, 19);  // k-tiles of 512, cp.async, rings wrap, ragged
   run_w4({5, 70, 1300, kTc, Fmt::bf16, true, 3, 0, 508}, 20);     // k-tiles of 512, byte loads, ragged
+  run_w4({7, 66, 1824, kDense, Fmt::bf16, true, 3, 0, 308}, 30);  // PRMT-addressed tables, every stage below them
+  run_w4({40, 64, 3104, kTc, Fmt::fp32, false, 3, 0, 1016}, 31);  // PRMT tables, stages on both sides, rings wrap
   run_w4({130, 136, 712, kDense, Fmt::bf16, false, 3, 0}, 17);  // warp-specialized, both rings wrap
 }
 
