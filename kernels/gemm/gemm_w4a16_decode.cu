@@ -58,7 +58,7 @@ using RsParams = W4aParams;  // gemm_host.hpp
 //   inside the allocation whatever its base sm <= kRsBase (the 1 KB the
 //   system reserves per block on sm_90 comes first; checked at run time): row b (256 bytes) holds the widening
 //   entry (byte b, lane l) at T + 256 b + 4 l and the scale entry (code e = b,
-//   lane l) at T + 256 b + 128 + 4 l, so that prmt(word, T + 4 l, sel) - byte
+//   lane l; ST only) at T + 256 b + 128 + 4 l, so that prmt(word, T + 4 l, sel) - byte
 //   c of the word in bits 8..15 - is the address (32 copies, one bank per lane:
 //   a warp's lookups never conflict). Below T: the accumulator, the mbarriers
 //   and the first NLOW stages; from T + 64K the others.
@@ -80,7 +80,8 @@ struct RsLayout {
   // Stages below a table window T and above it (PT layout).
   static constexpr int low(int t) { return (t - static_cast<int>(kRsBase) - ACCB - 128) / STAGE; }
   static constexpr bool fits(int t) { return t + WIN + (low(t) >= NST ? 0 : NST - low(t)) * STAGE <= MAXB; }
-  static constexpr bool PT = fits(2 * WIN) || fits(WIN);
+  static constexpr bool PT = C::TAB > 0 && (fits(2 * WIN) || fits(WIN));
+  static constexpr bool ST = PT && C::TAB == 2;  // the scale's bf16x2 from the table (or computed)
   static constexpr int T = fits(2 * WIN) ? 2 * WIN : WIN;  // window address of the tables (PT)
   static constexpr int ACC = PT ? 0 : 256 * 32 * 4, BARS = ACC + ACCB;
   static constexpr int STAGES = BARS + 128;  // mbarriers hand[W], ready[W]
@@ -219,7 +220,7 @@ __device__ __forceinline__ void widen_tile(std::uint32_t st, std::uint32_t tabw,
       const uint4 x = lds128(st + (r + 8 * h) * L::RS + 16 * j);
       // 2^(e-127) as bf16x2 (e = 0: the subnormal 2^-127; 0xff: NaN), as ue8m0_bf16x2
       std::uint32_t f2;
-      if constexpr (L::PT) {
+      if constexpr (L::ST) {
         f2 = lds32(prmt(codes[h][j >> 2], tab + 128u, 0x7604u | (j & 3) << 4));  // the scale entry of code e
       } else {
         const std::uint32_t e = prmt(codes[h][j >> 2], 0u, 0x4440u | (j & 3));
@@ -314,15 +315,16 @@ __global__ void __launch_bounds__(128 * C::W, 1) w4a16_rs_kernel(const RsParams 
   for (int q = 0; q < L::NST; ++q)
     for (int i = tid; i < L::STAGE / 16; i += L::THREADS)
       reinterpret_cast<uint4*>(smem + (L::stage(sm, q) - sm))[i] = make_uint4(0, 0, 0, 0);
-  if constexpr (L::PT) {  // row b: widening entries (b, lane) at 256 b + 4 lane, scale entries (b, lane) 128 on
-    for (int i = tid; i < 256 * 64; i += L::THREADS) {
-      const std::uint32_t b = static_cast<std::uint32_t>(i) >> 6;
-      reinterpret_cast<std::uint32_t*>(smem + (L::T - sm))[i] =
-          (i & 32) ? ue8m0_bf16x2(b) : e2m1_bf16(b & 15u) | (e2m1_bf16(b >> 4) << 16);
-    }
-  } else {
-    for (int i = tid; i < 256 * 32; i += L::THREADS)  // entry (byte b, lane) at 128 b + 4 lane
-      reinterpret_cast<std::uint32_t*>(smem)[i] = e2m1_bf16((i >> 5) & 15u) | (e2m1_bf16(i >> 9) << 16);
+  // The tables: thread r fills row b = r % 256 of table r / 256 (0: widening
+  // entries (b, lane), bf16x2 of the codes b & 15, b >> 4; 1: scale entries
+  // (b, lane), ue8m0_bf16x2(b)): 8 x 16 bytes, rotated by b so that a warp's
+  // stores spread over the banks.
+  for (int r = tid; r < (L::ST ? 512 : 256); r += L::THREADS) {
+    const std::uint32_t b = static_cast<std::uint32_t>(r) & 255u;
+    const std::uint32_t v = r >= 256 ? ue8m0_bf16x2(b) : e2m1_bf16(b & 15u) | (e2m1_bf16(b >> 4) << 16);
+    std::uint8_t* const row = L::PT ? smem + (L::T - sm) + 256 * b + 128 * (r >> 8) : smem + 128 * b;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) reinterpret_cast<uint4*>(row)[(k + b) & 7u] = make_uint4(v, v, v, v);
   }
   if (g == 0) {  // the accumulator starts at C (or +0)
     const std::int64_t nr = n0 + 16 * (wt >> 5) + (l >> 2), mc = m0 + 2 * (l & 3);
@@ -386,6 +388,8 @@ void rs_any(const RsParams& p, int cols, bool alt, cudaStream_t s) {
   switch (cols) {
     case 308: return rs_launch<cfg::W4Rs3<8>, BF16>(p, s);
     case 316: return rs_launch<cfg::W4Rs3<16>, BF16>(p, s);
+    case 616: return rs_launch<cfg::W4Rs3<16, 2>, BF16>(p, s);
+    case 716: return rs_launch<cfg::W4Rs3<16, 0>, BF16>(p, s);
     case 508: return rs_launch<cfg::W4RsLong<8>, BF16>(p, s);
     case 516: return rs_launch<cfg::W4RsLong<16>, BF16>(p, s);
     case 8: return alt ? rs_launch<cfg::W4RsAlt<8>, BF16>(p, s) : rs_launch<cfg::W4Rs<8>, BF16>(p, s);
@@ -406,11 +410,11 @@ void w4a16_decode_launch(const W4a16GemmArgs& x, int cols, int sms, cudaStream_t
     alt = cfg::w4_rs_two_wg((x.n + 63) / 64 * ((x.m + cols - 1) / cols), sms);
     if (alt && cfg::w4_rs_three_wg(cols)) alt = false, cols += 300;  // W4Rs3
   }
-  const bool other = !alt && (cols == 308 || cols == 316 || cols == 508 || cols == 516);
+  const bool other = !alt && (cols == 308 || cols == 316 || cols == 508 || cols == 516 || cols == 616 || cols == 716);
   if (cols != 8 && cols != 16 && cols != 32 && cols != 64 && !other)
     throw mx::InvalidArgument(
         "w4a16 GEMM: decode columns must be 8, 16, 32 or 64 (+ 1000: two warpgroups; 308, 316: three; 508, 516: "
-        "two with k-tiles of 512)");
+        "two with k-tiles of 512; 616, 716: 316 with the scale table, with the table at 0)");
   RsParams p = w4a16_params(x);
   x.out == mx::Fmt::bf16 ? rs_any<true>(p, cols, alt, stream) : rs_any<false>(p, cols, alt, stream);
 }

@@ -7,7 +7,8 @@
 # by torch_bench.py 50 after each), then the whole GEMM gate (one process per
 # test) beside compute-sanitizer memcheck / racecheck on
 # GemmGateSanitizer.W4a16Small, and the SASS of the bf16-out 316 kernel of
-# both trees (opcode counts; the files come back gzipped).
+# both trees (opcode counts; the files come back gzipped), Nsight Compute of
+# the 316 kernel of both (stall reasons) if time is left.
 # Run from the root of a main checkout with this branch's changed files in
 # .devrun/rs/overlay:  bash .devrun/rs/overlay/kernels/gemm/run-rs.sh
 # Env: FORMS (decode_cols forced at 64 x 2048 x 7168 in the new binary).
@@ -28,7 +29,6 @@ wait $p1; r1=$?; wait $p2; r2=$?
 log "build main rc=$r1, new rc=$r2: $(el) s"
 [ $r1 = 0 ] || tail -5 /tmp/build-main.log >>"$S"
 [ $r2 = 0 ] || { grep -E "error" /tmp/build-new.log | head -20 >>"$S"; cp /tmp/build-new.log "$O/"; cat "$S"; exit 1; }
-grep -E "W4RsILi16ELi3ELi3ELi256EEELb1E|spill" /tmp/build-new.log | head -4 >>"$S"
 BM=$(find /tmp/b-main -name mxgemmbench -type f | head -1); BN=$(find /tmp/b-new -name mxgemmbench -type f | head -1)
 GATE=$(find /tmp/b-new -name mx_gemm_gate -type f | head -1)
 SAN=GemmGateSanitizer.W4a16Small
@@ -40,7 +40,7 @@ grep -E "Failure|differ|Which is|w4a16 m=" /tmp/smoke.log | head -8 >>"$S"
 ( for x in main new; do
     f=$(find /tmp/b-$x -name 'gemm_w4a16_decode.cu.o' | head -1)
     timeout 20 cuobjdump -sass "$f" 2>/dev/null |
-      awk '/Function : /{on = ($0 ~ /w4a16_rs_kernel/ && $0 ~ /W4RsILi16ELi3ELi3ELi256EEELb1E/)} on' >"$O/sass316-$x.txt"
+      awk '/Function : /{on = ($0 ~ /w4a16_rs_kernel/ && $0 ~ /W4RsILi16ELi3ELi3ELi256E(Li1E)?EELb1E/)} on' >"$O/sass316-$x.txt"
   done ) &
 q0=$!
 log "## us per call (kernel,M,N,K,us,tflops), bf16 out; main = main's binary, new = this tree's; cols in ()"
@@ -52,7 +52,7 @@ for round in 1 2; do
   for s in "${SH[@]}"; do
     if [ $round = 1 ]; then b B_main $s 0; b B_new $s 0; else b B_new $s 0; b B_main $s 0; fi
   done
-  for c in ${FORMS:-}; do b B_new 64 2048 7168 $c; done
+  for c in ${FORMS:-616 716}; do b B_new 64 2048 7168 $c; done
   timeout 40 python3 kernels/gemm/bench/torch_bench.py 50 2>&1 | grep -E "cublas_bf16.*,(1|16|64),|Error" >>"$S"
 done
 log "bench done: $(el) s"
@@ -71,10 +71,21 @@ wait $q1; m1=$?; wait $q2; m2=$?
 log "memcheck rc=$m1: $(grep -E 'ERROR SUMMARY|^\[  PASSED|^\[  FAILED' "$O/memcheck.log" | tr '\n' ' ')"
 log "racecheck rc=$m2: $(grep -E 'RACECHECK SUMMARY|^\[  PASSED|^\[  FAILED' "$O/racecheck.log" | tr '\n' ' ')"
 wait $q0
+if [ "${NCU:-1}" = 1 ]; then  # stall reasons of the 316 kernel, main / new (one launch each)
+  NM=smsp__inst_executed.sum,sm__cycles_active.avg
+  for r in short_scoreboard mio_throttle long_scoreboard barrier wait math_pipe_throttle not_selected selected dispatch_stall lg_throttle membar no_instruction branch_resolving sleeping; do
+    NM=$NM,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio; done
+  for x in main new; do
+    [ $(el) -gt ${NCU_BY:-175} ] && { log "ncu $x skipped (time)"; continue; }
+    B=B_$x; timeout 25 ncu --clock-control none -k regex:w4a16_rs_kernel --launch-skip 3 -c 1 --section SpeedOfLight \
+      --section WarpStateStats --section SchedulerStats --metrics "$NM" ${!B} time w4a16 64 2048 7168 2 0 316 >"$O/ncu-$x.txt" 2>&1
+    log "ncu $x rc=$? $(el) s: $(grep -E 'Elapsed Cycles|Issued Warp Per Scheduler|No Eligible|Warp Cycles Per Issued|inst_executed|cycles_active|stalled' "$O/ncu-$x.txt" | sed 's/smsp__average_warps_issue_stalled_//; s/_per_issue_active.ratio//' | tr -s ' ' | tr '\n' ';')"
+  done
+fi
 for x in main new; do
   f=$O/sass316-$x.txt
   log "SASS 316 $x: $(grep -cE '^ +/\*[0-9a-f]+\*/' "$f") instructions; $(grep -oE '^ +/\*[0-9a-f]+\*/ +(@!?U?P[0-9T] +)?[A-Z0-9]+' "$f" | awk '{print $NF}' | sort | uniq -c | sort -rn | head -14 | awk '{printf "%s %s, ", $2, $1}')"
 done
-gzip -f "$O/racecheck.log" "$O/gate.log" "$O"/sass316-*.txt
+gzip -f "$O/racecheck.log" "$O/gate.log" "$O"/sass316-*.txt "$O"/ncu-*.txt 2>/dev/null
 log "total: $(el) s"
 cat "$S"
