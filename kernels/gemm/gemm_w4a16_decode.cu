@@ -92,6 +92,7 @@ struct RsLayout {
   static_assert(C::NA * (KT / 8) % WT == 0 && 64 * KB % WT == 0, "chunks per thread");
   static_assert(STAGES % 128 == 0 && ACT % 128 == 0 && BYTES <= MAXB, "shared memory");
   static_assert(C::W >= 2 && 2 * C::W * 8 <= STAGES - BARS && C::STW >= 2, "2W mbarriers");
+  static_assert(PT || !ST, "the scale table lives in the PT window");
   // Shared-window address of stage q (warpgroup g's stage s is q = g STW + s; sm: the region's base).
   __device__ static std::uint32_t stage(std::uint32_t sm, int q) {
     return q < NLOW ? sm + static_cast<std::uint32_t>(STAGES + q * STAGE)
