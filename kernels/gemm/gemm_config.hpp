@@ -103,8 +103,12 @@ struct W4RegA {
 // TAB: 1 = the widening table in a 64 KB-aligned window, its address one PRMT
 // (where the stages fit beside it), the scale's bf16x2 computed; 2 = the
 // scale's from a table in the same window too; 0 = the table at the region's
-// start (address PRMT + IMAD). Measured at 64 x 2048 x 7168 (W4Rs3<16>):
-// bench/results/gemm-decode.md "run 15 rs".
+// start (address PRMT + IMAD). TAB 1 takes 65 of the 558 SASS instructions of
+// a warp's whole k-tile (W4Rs3<16>, bf16 out) and, with the table filling
+// below, 11.5% of the instructions executed; at 64 x 2048 x 7168 on an H200
+// (bench/results/gemm-decode.md "run 15 rs", one call, two rounds, us):
+// TAB 1 (316) 31.53 / 31.57, TAB 0 (716) 31.46 / 31.64, TAB 2 (616) 32.21 /
+// 32.20, main's 316 (TAB 0, the table filled a word per thread) 32.51 / 32.56.
 template <int NA_, int W_ = (NA_ <= 16 ? 4 : NA_ == 32 ? 3 : 2), int STW_ = (NA_ == 8 ? 3 : 2), int KT_ = 256,
           int TAB_ = 1>
 struct W4Rs {

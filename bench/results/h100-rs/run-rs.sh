@@ -12,6 +12,10 @@
 # Run from the root of a main checkout with this branch's changed files in
 # .devrun/rs/overlay:  bash .devrun/rs/overlay/kernels/gemm/run-rs.sh
 # Env: FORMS (decode_cols forced at 64 x 2048 x 7168 in the new binary).
+# (A record: it ran on the device as .devrun/rs/overlay/kernels/gemm/run-rs.sh,
+# twice: call 1 on b55266f (the launcher's 316 with both PRMT-addressed
+# tables, before FORMS and ncu were added), call 2 on 1f641f9 as here; both
+# landed on an H200. Moved from kernels/gemm/ to bench/results/h100-rs/.)
 set -uo pipefail
 O=${OUT:-/tmp/rs-out}; mkdir -p "$O"; S=$O/summary.txt; : >"$S"
 R=$PWD; T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
