@@ -56,11 +56,12 @@ using RsParams = W4aParams;  // gemm_host.hpp
 // - PT (the table addressed by one PRMT; where it fits): the tables fill the
 //   64 KB of shared-window addresses [T, T + 64K), T a multiple of 64 KB
 //   inside the allocation whatever its base sm <= kRsBase (the 1 KB the
-//   system reserves per block on sm_90 comes first; checked at run time): row b (256 bytes) holds the widening
-//   entry (byte b, lane l) at T + 256 b + 4 l and the scale entry (code e = b,
-//   lane l; ST only) at T + 256 b + 128 + 4 l, so that prmt(word, T + 4 l, sel) - byte
-//   c of the word in bits 8..15 - is the address (32 copies, one bank per lane:
-//   a warp's lookups never conflict). Below T: the accumulator, the mbarriers
+//   system reserves per block on sm_90 comes first; checked at run time).
+//   Row b (256 bytes) holds the widening entry (byte b, lane l) at
+//   T + 256 b + 4 l and the scale entry (code e = b, lane l; ST only) at
+//   T + 256 b + 128 + 4 l, so that prmt(word, T + 4 l, sel) - byte c of the
+//   word in bits 8..15 - is the address (32 copies, one bank per lane: a
+//   warp's lookups never conflict). Below T: the accumulator, the mbarriers
 //   and the first NLOW stages; from T + 64K the others.
 // - otherwise: the widening table at 0 (entry (byte b, lane l) at 128 b + 4 l),
 //   the scale computed, then the accumulator, mbarriers and every stage.
@@ -190,7 +191,8 @@ __device__ __forceinline__ void sts_f32(std::uint32_t a, float v) {
 }
 
 // The whole k-tile's A fragments for this thread: f[j][0..3] k-step 2j,
-// f[j][4..7] k-step 2j + 1 of k-block j (st, lut: shared addresses).
+// f[j][4..7] k-step 2j + 1 of k-block j (st: the stage's shared address;
+// tabw: the widening table's, T in the PT layout).
 // `valid`: elements of the tile inside K (RAGGED only; past it B is +0).
 template <class C, bool RAGGED>
 __device__ __forceinline__ void widen_tile(std::uint32_t st, std::uint32_t tabw, int valid,
@@ -200,7 +202,7 @@ __device__ __forceinline__ void widen_tile(std::uint32_t st, std::uint32_t tabw,
   const int r = 16 * (wt >> 5) + (l >> 2);
   // PT: byte c of the word into bits 8..15 of this lane's table address
   // T + 4 l (bytes 0, 2, 3 of it); otherwise byte c zero-extended, times 128.
-  const std::uint32_t selc = L::PT ? 0x7604u | static_cast<std::uint32_t>(c) << 4 : 0x4440u | static_cast<std::uint32_t>(c);
+  const std::uint32_t cu = static_cast<std::uint32_t>(c), selc = L::PT ? 0x7604u | cu << 4 : 0x4440u | cu;
   const std::uint32_t tab = tabw + 4 * static_cast<std::uint32_t>(l);  // this lane's copy (bank l)
   std::uint32_t codes[2][L::CW];  // the row's scale words (four codes each)
 #pragma unroll
