@@ -13,9 +13,7 @@
 // M > 64 (Large); w4a16 M <= 64 with bn 0 (gemm_w4a16_decode.cu, B widened in
 // registers) with 8, 16, 32 and 64 rows of A per block, four (8, 16), three
 // (32; 8, 16 as decode_cols 308, 316) or two warpgroups, and k-tiles of 512
-// (decode_cols 508, 516), the table layouts (PRMT-addressed 64 KB window with
-// or without the scale table where the stages fit, 616; the table at 0, 716,
-// 8, 32, 64, 508) (W4a16DecodeKernel, GemmGateSanitizer.W4a16Small);
+// (decode_cols 508, 516) (W4a16DecodeKernel, GemmGateSanitizer.W4a16Small);
 // every one with 16-byte-aligned rows (cp.async, K a multiple of 16
 // for fp8, of 32 for MXFP4) and unaligned rows (byte loads), K ragged
 // against the 32-block and against the k-tile (64, 128 or 256). The warp-
@@ -235,10 +233,9 @@ TEST(GemmGateSanitizer, W4a16Small) {
   run_w4({20, 64, 2600, kTc, Fmt::fp32, true, 3, 0, 316}, 18);   // three warpgroups, rings wrap, ragged k-tile
   run_w4({16, 70, 2592, kDense, Fmt::bf16, false, 3, 0, 516}, 19);  // k-tiles of 512, cp.async, rings wrap, ragged
   run_w4({5, 70, 1300, kTc, Fmt::bf16, true, 3, 0, 508}, 20);     // k-tiles of 512, byte loads, ragged
-  run_w4({7, 66, 1824, kDense, Fmt::bf16, true, 3, 0, 308}, 30);  // PRMT-addressed tables, every stage below them
-  run_w4({40, 64, 3104, kTc, Fmt::fp32, false, 3, 0, 1016}, 31);  // PRMT tables, stages on both sides, rings wrap
-  run_w4({33, 70, 2336, kDense, Fmt::bf16, true, 3, 0, 616}, 32);  // the scale table too, ragged k-tile
-  run_w4({17, 64, 2048, kTc, Fmt::fp32, false, 3, 0, 716}, 33);    // three warpgroups, the table at 0
+  run_w4({7, 66, 1824, kDense, Fmt::bf16, true, 3, 0, 308}, 30);  // three warpgroups, byte loads, ragged k-tile
+  run_w4({40, 64, 3104, kTc, Fmt::fp32, false, 3, 0, 1016}, 31);  // two warpgroups of 16 columns, rings wrap
+  run_w4({17, 64, 2048, kTc, Fmt::fp32, false, 3, 0, 316}, 33);   // three warpgroups, whole k-tiles, M = 17
   run_w4({130, 136, 712, kDense, Fmt::bf16, false, 3, 0}, 17);  // warp-specialized, both rings wrap
 }
 
@@ -387,9 +384,8 @@ TEST(GemmGate, W4a16DecodeAndLargeTiles) {  // M <= 16, 16 < M <= 64 and M > 64,
 TEST(GemmGate, W4a16DecodeKernel) {  // bn 0, M <= 64: every width of A rows per block, aligned or not, ragged
   REQUIRE_GPU();
   std::uint64_t seed = 800;
-  // + 1000: the two-warpgroup form; 300 +: three warpgroups; 500 +: k-tiles of 512 (K 2080: 5 tiles, rings wrap);
-  // 616 / 716: 316 with the scale table / with the widening table at 0
-  for (int cols : {8, 16, 32, 64, 1008, 1016, 1032, 308, 316, 508, 516, 616, 716})
+  // + 1000: the two-warpgroup form; 300 +: three warpgroups; 500 +: k-tiles of 512 (K 2080: 5 tiles, rings wrap)
+  for (int cols : {8, 16, 32, 64, 1008, 1016, 1032, 308, 316, 508, 516})
     for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 64, 256}, {3, 130, 544},
                            {cols % 100, 72, 1024}, {std::min(cols % 100 + 1, 64), 200, 97}, {64, 64, 2080},
                            {17, 129, 1000}, {9, 40, 33}, {20, 64, 2304}, {cols % 100, 70, 3616}})

@@ -100,26 +100,22 @@ struct W4RegA {
 // 204-251 (no spills).
 // KT: 256, or 512 (half the hand-overs per chain; 128 registers of widened
 // k-tile, so two warpgroups and NA <= 16 only).
-// TAB: 1 = the widening table in a 64 KB-aligned window, its address one PRMT
-// (where the stages fit beside it), the scale's bf16x2 computed; 2 = the
-// scale's from a table in the same window too; 0 = the table at the region's
-// start (address PRMT + IMAD). TAB 1 takes 65 of the 558 SASS instructions of
-// a warp's whole k-tile (W4Rs3<16>, bf16 out) and, with the table filling
-// below, 11.5% of the instructions executed; at 64 x 2048 x 7168 on an H200
-// (bench/results/gemm-decode.md "run 15 rs", one call, two rounds, us):
-// TAB 1 (316) 31.53 / 31.57, TAB 0 (716) 31.46 / 31.64, TAB 2 (616) 32.21 /
-// 32.20, main's 316 (TAB 0, the table filled a word per thread) 32.51 / 32.56.
-template <int NA_, int W_ = (NA_ <= 16 ? 4 : NA_ == 32 ? 3 : 2), int STW_ = (NA_ == 8 ? 3 : 2), int KT_ = 256,
-          int TAB_ = 1>
+// Run 15 rs (gemm-decode.md, one call on an H200, two rounds, us, 64 x 2048 x
+// 7168, 316): the table filled a row per thread 31.46 / 31.64 against a word
+// per thread 32.51 / 32.56 (kept); its address in one PRMT (a 64 KB-aligned
+// window: 65 fewer SASS instructions per warp and k-tile) 31.53 / 31.57 and
+// with the scale's bf16x2 from a table as well 32.21 / 32.20 (not kept: no
+// faster than the simpler layout).
+template <int NA_, int W_ = (NA_ <= 16 ? 4 : NA_ == 32 ? 3 : 2), int STW_ = (NA_ == 8 ? 3 : 2), int KT_ = 256>
 struct W4Rs {
-  static constexpr int NA = NA_, KT = KT_, W = W_, STW = STW_, TAB = TAB_;
+  static constexpr int NA = NA_, KT = KT_, W = W_, STW = STW_;
 };
 template <int NA_>  // two warpgroups (W4Rs<64> has two already)
 using W4RsAlt = W4Rs<NA_, 2, NA_ <= 16 ? 4 : 2>;
 template <int NA_>  // decode_cols 500 + NA (8, 16): two warpgroups, k-tiles of 512
 using W4RsLong = W4Rs<NA_, 2, NA_ == 8 ? 3 : 2, 512>;
-template <int NA_, int TAB_ = 1>  // decode_cols 300 + NA (8, 16): three warpgroups (616: TAB 2, 716: TAB 0)
-using W4Rs3 = W4Rs<NA_, 3, 3, 256, TAB_>;
+template <int NA_>  // decode_cols 300 + NA (8, 16): three warpgroups
+using W4Rs3 = W4Rs<NA_, 3, 3>;
 // Activation columns per block: the smallest width holding M, halved (more
 // blocks on the same slice of B, a shorter wgmma) while that still leaves an
 // SM per block.

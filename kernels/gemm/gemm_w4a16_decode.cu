@@ -52,53 +52,26 @@ namespace {
 
 using RsParams = W4aParams;  // gemm_host.hpp
 
-// Shared memory, two layouts (RsLayout::PT picks one per form, at compile time):
-// - PT (the table addressed by one PRMT; where it fits): the tables fill the
-//   64 KB of shared-window addresses [T, T + 64K), T a multiple of 64 KB
-//   inside the allocation whatever its base sm <= kRsBase (the 1 KB the
-//   system reserves per block on sm_90 comes first; checked at run time).
-//   Row b (256 bytes) holds the widening entry (byte b, lane l) at
-//   T + 256 b + 4 l and the scale entry (code e = b, lane l; ST only) at
-//   T + 256 b + 128 + 4 l, so that prmt(word, T + 4 l, sel) - byte c of the
-//   word in bits 8..15 - is the address (32 copies, one bank per lane: a
-//   warp's lookups never conflict). Below T: the accumulator, the mbarriers
-//   and the first NLOW stages; from T + 64K the others.
-// - otherwise: the widening table at 0 (entry (byte b, lane l) at 128 b + 4 l),
-//   the scale computed, then the accumulator, mbarriers and every stage.
-// The accumulator being handed over is [NA / 2][128] fp32, 2W mbarriers (128
-// bytes); a stage holds packed B [64][KT / 2] (rows RS bytes apart: the
-// 16-byte pad keeps the 8 rows a warp reads at once on different banks), its
-// scale codes [64][CW words], and A [NA][KT] bf16 in the wgmma layout of
-// gemm_common.cuh (one 32-byte slice of NA rows per k16 step).
-constexpr std::uint32_t kRsBase = 0x400;
+// Shared memory: the lookup table (256 packed bytes x 32 lanes), the
+// accumulator being handed over ([NA / 2][128] fp32), 2W mbarriers (128
+// bytes), then W x STW stages of
+// packed B [64][KT / 2] (rows RS bytes apart: the 16-byte pad keeps the 8 rows
+// a warp reads at once on different banks), its scale codes [64][CW words],
+// and A [NA][KT] bf16 in the wgmma layout of gemm_common.cuh (one 32-byte
+// slice of NA rows per k16 step).
 template <class C>
 struct RsLayout {
-  static constexpr int WT = 128, THREADS = WT * C::W, KT = C::KT, KB = KT / 32, CW = KB / 4, NST = C::W * C::STW;
+  static constexpr int WT = 128, THREADS = WT * C::W, KT = C::KT, KB = KT / 32, CW = KB / 4;
   static constexpr int RS = KT / 2 + 16;
+  static constexpr int ACC = 256 * 32 * 4, BARS = ACC + C::NA / 2 * WT * 4;  // the table at 0
+  static constexpr int STAGES = BARS + 128;  // mbarriers hand[W], ready[W]
   static constexpr int CODES = 64 * RS, ACT = CODES + 64 * CW * 4;
   static constexpr int STAGE = (ACT + C::NA * KT * 2 + 127) / 128 * 128;
-  static constexpr int ACCB = C::NA / 2 * WT * 4, MAXB = 227 * 1024, WIN = 0x10000;
-  // Stages below a table window T and above it (PT layout).
-  static constexpr int low(int t) { return (t - static_cast<int>(kRsBase) - ACCB - 128) / STAGE; }
-  static constexpr bool fits(int t) { return t + WIN + (low(t) >= NST ? 0 : NST - low(t)) * STAGE <= MAXB; }
-  static constexpr bool PT = C::TAB > 0 && (fits(2 * WIN) || fits(WIN));
-  static constexpr bool ST = PT && C::TAB == 2;  // the scale's bf16x2 from the table (or computed)
-  static constexpr int T = fits(2 * WIN) ? 2 * WIN : WIN;  // window address of the tables (PT)
-  static constexpr int ACC = PT ? 0 : 256 * 32 * 4, BARS = ACC + ACCB;
-  static constexpr int STAGES = BARS + 128;  // mbarriers hand[W], ready[W]
-  static constexpr int NLOW = PT ? (low(T) < NST ? low(T) : NST) : NST;  // stages from STAGES on
-  static constexpr int HIGH = T + WIN;  // window address of the others (PT)
-  static constexpr int BYTES = PT ? HIGH + (NST - NLOW) * STAGE : STAGES + NST * STAGE;  // (PT: for any base)
+  static constexpr int BYTES = STAGES + C::W * C::STW * STAGE;
   static_assert((KT == 256 || KT == 512) && 64 * CW % WT == 0, "two or four scale words per row");
   static_assert(C::NA * (KT / 8) % WT == 0 && 64 * KB % WT == 0, "chunks per thread");
-  static_assert(STAGES % 128 == 0 && ACT % 128 == 0 && BYTES <= MAXB, "shared memory");
+  static_assert(STAGES % 128 == 0 && ACT % 128 == 0 && BYTES <= 227 * 1024, "shared memory");
   static_assert(C::W >= 2 && 2 * C::W * 8 <= STAGES - BARS && C::STW >= 2, "2W mbarriers");
-  static_assert(PT || !ST, "the scale table lives in the PT window");
-  // Shared-window address of stage q (warpgroup g's stage s is q = g STW + s; sm: the region's base).
-  __device__ static std::uint32_t stage(std::uint32_t sm, int q) {
-    return q < NLOW ? sm + static_cast<std::uint32_t>(STAGES + q * STAGE)
-                    : static_cast<std::uint32_t>(HIGH + (q - NLOW) * STAGE);
-  }
 };
 
 #ifdef MXK_GEMM_HAVE_WGMMA
@@ -191,19 +164,16 @@ __device__ __forceinline__ void sts_f32(std::uint32_t a, float v) {
 }
 
 // The whole k-tile's A fragments for this thread: f[j][0..3] k-step 2j,
-// f[j][4..7] k-step 2j + 1 of k-block j (st: the stage's shared address;
-// tabw: the widening table's, T in the PT layout).
+// f[j][4..7] k-step 2j + 1 of k-block j (st, lut: shared addresses).
 // `valid`: elements of the tile inside K (RAGGED only; past it B is +0).
 template <class C, bool RAGGED>
-__device__ __forceinline__ void widen_tile(std::uint32_t st, std::uint32_t tabw, int valid,
+__device__ __forceinline__ void widen_tile(std::uint32_t st, std::uint32_t lut, int valid,
                                            std::uint32_t (&f)[RsLayout<C>::KB][8]) {
   using L = RsLayout<C>;
   const int wt = static_cast<int>(threadIdx.x) & 127, l = wt & 31, c = l & 3;
   const int r = 16 * (wt >> 5) + (l >> 2);
-  // PT: byte c of the word into bits 8..15 of this lane's table address
-  // T + 4 l (bytes 0, 2, 3 of it); otherwise byte c zero-extended, times 128.
-  const std::uint32_t cu = static_cast<std::uint32_t>(c), selc = L::PT ? 0x7604u | cu << 4 : 0x4440u | cu;
-  const std::uint32_t tab = tabw + 4 * static_cast<std::uint32_t>(l);  // this lane's copy (bank l)
+  const std::uint32_t selc = 0x4440u | static_cast<std::uint32_t>(c);  // byte c, zero-extended
+  const std::uint32_t tab = lut + 4 * static_cast<std::uint32_t>(l);  // this lane's copy (bank l)
   std::uint32_t codes[2][L::CW];  // the row's scale words (four codes each)
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
@@ -222,18 +192,12 @@ __device__ __forceinline__ void widen_tile(std::uint32_t st, std::uint32_t tabw,
     for (int h = 0; h < 2; ++h) {  // rows r and r + 8
       const uint4 x = lds128(st + (r + 8 * h) * L::RS + 16 * j);
       // 2^(e-127) as bf16x2 (e = 0: the subnormal 2^-127; 0xff: NaN), as ue8m0_bf16x2
-      std::uint32_t f2;
-      if constexpr (L::ST) {
-        f2 = lds32(prmt(codes[h][j >> 2], tab + 128u, 0x7604u | (j & 3) << 4));  // the scale entry of code e
-      } else {
-        const std::uint32_t e = prmt(codes[h][j >> 2], 0u, 0x4440u | (j & 3));
-        f2 = ((e << 7) | (((e + 1u) & 0xFEu) == 0u ? 0x40u : 0u)) * 0x00010001u;
-      }
+      const std::uint32_t e = prmt(codes[h][j >> 2], 0u, 0x4440u | (j & 3));
+      const std::uint32_t f2 = ((e << 7) | (((e + 1u) & 0xFEu) == 0u ? 0x40u : 0u)) * 0x00010001u;
       const std::uint32_t w[4] = {x.x, x.y, x.z, x.w};  // byte c: k 2c, 8 + 2c, 16 + 2c, 24 + 2c
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
-        const std::uint32_t ad = L::PT ? prmt(w[q], tab, selc) : tab + prmt(w[q], 0u, selc) * 128u;
-        std::uint32_t o = mul_bf16x2(lds32(ad), f2);
+        std::uint32_t o = mul_bf16x2(lds32(tab + prmt(w[q], 0u, selc) * 128u), f2);
         if constexpr (RAGGED) {
           const int k = 32 * j + 8 * q + 2 * c;
           o &= k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
@@ -272,7 +236,7 @@ __device__ __forceinline__ void rs_tile(std::uint32_t st, std::uint32_t smem, st
   constexpr int R = C::NA / 2;
   const int wt = static_cast<int>(threadIdx.x) & 127, g = static_cast<int>(threadIdx.x) >> 7;
   std::uint32_t f[L::KB][8];
-  widen_tile<C, RAGGED>(st, L::PT ? static_cast<std::uint32_t>(L::T) : smem, valid, f);
+  widen_tile<C, RAGGED>(st, smem, valid, f);
   const std::uint32_t accs = smem + L::ACC + 4 * static_cast<std::uint32_t>(wt);
   // Tile kt - 1 (warpgroup g - 1) handed the accumulator on: phase (kt - 1) / W of its barrier.
   if (kt > 0) mbar_wait(hand + (g + C::W - 1) % C::W, static_cast<std::uint32_t>((kt - 1) / C::W) & 1u);
@@ -310,24 +274,18 @@ __global__ void __launch_bounds__(128 * C::W, 1) w4a16_rs_kernel(const RsParams 
   std::uint64_t* const hand = reinterpret_cast<std::uint64_t*>(smem + L::BARS);  // hand[W], then ready[W]
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x / p.mt) * 64, m0 = (blockIdx.x % p.mt) * C::NA;
   const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
-  // The PT layout needs the region's base at or below kRsBase (this kernel
-  // has no static shared memory; the system's 1 KB comes before it).
-  if (L::PT && sm > kRsBase) __trap();
   // Rows of A past M and of B past N are never loaded: zero the stages once
   // (they only reach elements of D that are not stored).
-  for (int q = 0; q < L::NST; ++q)
-    for (int i = tid; i < L::STAGE / 16; i += L::THREADS)
-      reinterpret_cast<uint4*>(smem + (L::stage(sm, q) - sm))[i] = make_uint4(0, 0, 0, 0);
-  // The tables: thread r fills row b = r % 256 of table r / 256 (0: widening
-  // entries (b, lane), bf16x2 of the codes b & 15, b >> 4; 1: scale entries
-  // (b, lane), ue8m0_bf16x2(b)): 8 x 16 bytes, rotated by b so that a warp's
-  // stores spread over the banks.
-  for (int r = tid; r < (L::ST ? 512 : 256); r += L::THREADS) {
-    const std::uint32_t b = static_cast<std::uint32_t>(r) & 255u;
-    const std::uint32_t v = r >= 256 ? ue8m0_bf16x2(b) : e2m1_bf16(b & 15u) | (e2m1_bf16(b >> 4) << 16);
-    std::uint8_t* const row = L::PT ? smem + (L::T - sm) + 256 * b + 128 * (r >> 8) : smem + 128 * b;
+  for (int i = L::STAGES / 16 + tid; i < L::BYTES / 16; i += L::THREADS)
+    reinterpret_cast<uint4*>(smem)[i] = make_uint4(0, 0, 0, 0);
+  // The table: thread b < 256 fills row b (entries (b, lane) at 128 b + 4 lane: the bf16x2 of the codes
+  // b & 15, b >> 4) with 8 x 16 bytes, rotated by b so that a warp's stores spread over the banks (one
+  // word per thread and store was 1 us slower at 64 x 2048 x 7168, gemm-decode.md "run 15 rs").
+  for (int b = tid; b < 256; b += L::THREADS) {
+    const std::uint32_t u = static_cast<std::uint32_t>(b);
+    const std::uint32_t v = e2m1_bf16(u & 15u) | (e2m1_bf16(u >> 4) << 16);
 #pragma unroll
-    for (int k = 0; k < 8; ++k) reinterpret_cast<uint4*>(row)[(k + b) & 7u] = make_uint4(v, v, v, v);
+    for (int k = 0; k < 8; ++k) reinterpret_cast<uint4*>(smem + 128 * b)[(k + b) & 7] = make_uint4(v, v, v, v);
   }
   if (g == 0) {  // the accumulator starts at C (or +0)
     const std::int64_t nr = n0 + 16 * (wt >> 5) + (l >> 2), mc = m0 + 2 * (l & 3);
@@ -347,10 +305,11 @@ __global__ void __launch_bounds__(128 * C::W, 1) w4a16_rs_kernel(const RsParams 
     mbar_init_fence();
   }
   __syncthreads();
+  const std::uint32_t mine = sm + L::STAGES + g * STW * L::STAGE;
 #pragma unroll
   for (int s = 0; s < STW - 1; ++s) {
     const std::int64_t t = g + static_cast<std::int64_t>(s) * C::W;
-    if (t < ntiles) rs_load<C>(smem + (L::stage(sm, g * STW + s) - sm), p, m0, n0, t, wt);
+    if (t < ntiles) rs_load<C>(smem + (mine - sm) + s * L::STAGE, p, m0, n0, t, wt);
     cp_async_commit();
   }
   int i = 0;
@@ -361,9 +320,9 @@ __global__ void __launch_bounds__(128 * C::W, 1) w4a16_rs_kernel(const RsParams 
     mbar_arrive(hand + C::W + g);
     mbar_wait(hand + C::W + g, static_cast<std::uint32_t>(i) & 1u);
     const std::int64_t next = kt + static_cast<std::int64_t>(STW - 1) * C::W;
-    if (next < ntiles) rs_load<C>(smem + (L::stage(sm, g * STW + (i + STW - 1) % STW) - sm), p, m0, n0, next, wt);
+    if (next < ntiles) rs_load<C>(smem + (mine - sm) + ((i + STW - 1) % STW) * L::STAGE, p, m0, n0, next, wt);
     cp_async_commit();
-    const std::uint32_t st = L::stage(sm, g * STW + i % STW);
+    const std::uint32_t st = mine + (i % STW) * L::STAGE;
     const std::int64_t valid = p.k - kt * L::KT;
     if (valid < L::KT)
       rs_tile<C, BF16, true>(st, sm, hand, static_cast<int>(valid), kt, ntiles, p, m0, n0);
@@ -391,8 +350,6 @@ void rs_any(const RsParams& p, int cols, bool alt, cudaStream_t s) {
   switch (cols) {
     case 308: return rs_launch<cfg::W4Rs3<8>, BF16>(p, s);
     case 316: return rs_launch<cfg::W4Rs3<16>, BF16>(p, s);
-    case 616: return rs_launch<cfg::W4Rs3<16, 2>, BF16>(p, s);
-    case 716: return rs_launch<cfg::W4Rs3<16, 0>, BF16>(p, s);
     case 508: return rs_launch<cfg::W4RsLong<8>, BF16>(p, s);
     case 516: return rs_launch<cfg::W4RsLong<16>, BF16>(p, s);
     case 8: return alt ? rs_launch<cfg::W4RsAlt<8>, BF16>(p, s) : rs_launch<cfg::W4Rs<8>, BF16>(p, s);
@@ -413,11 +370,11 @@ void w4a16_decode_launch(const W4a16GemmArgs& x, int cols, int sms, cudaStream_t
     alt = cfg::w4_rs_two_wg((x.n + 63) / 64 * ((x.m + cols - 1) / cols), sms);
     if (alt && cfg::w4_rs_three_wg(cols)) alt = false, cols += 300;  // W4Rs3
   }
-  const bool other = !alt && (cols == 308 || cols == 316 || cols == 508 || cols == 516 || cols == 616 || cols == 716);
+  const bool other = !alt && (cols == 308 || cols == 316 || cols == 508 || cols == 516);
   if (cols != 8 && cols != 16 && cols != 32 && cols != 64 && !other)
     throw mx::InvalidArgument(
         "w4a16 GEMM: decode columns must be 8, 16, 32 or 64 (+ 1000: two warpgroups; 308, 316: three; 508, 516: "
-        "two with k-tiles of 512; 616, 716: 316 with the scale table, with the table at 0)");
+        "two with k-tiles of 512)");
   RsParams p = w4a16_params(x);
   x.out == mx::Fmt::bf16 ? rs_any<true>(p, cols, alt, stream) : rs_any<false>(p, cols, alt, stream);
 }
