@@ -280,6 +280,19 @@ TEST(GemmGateSanitizer, W4a16Mma) {
   run_w4({13, 33, 2600, kDense, Fmt::fp32, false, 3, 0, 7012}, 48);  // the same, ring of 4: 11 k-tiles, byte loads
 }
 
+// The cluster forms (decode_cols 2000 + 100000 CL + form): A of whole aligned
+// k-tiles by bulk copies multicast over the cluster, remote arrivals on the
+// other blocks' barriers, the cluster barrier at the end; padding blocks past
+// N (weight tiles not a multiple of CL), token tiles past the first (M > TOK),
+// the ragged last k-tile and unaligned rows by the blocks' own copies.
+TEST(GemmGateSanitizer, W4a16MmaCluster) {
+  REQUIRE_GPU();
+  run_w4({40, 70, 2600, kTc, Fmt::bf16, true, 3, 0, 202724}, 49);      // pairs: 10 whole k-tiles over 4, ragged, +C
+  run_w4({64, 33, 1800, kDense, Fmt::fp32, false, 3, 0, 402742}, 50);  // fours: 3 tiles + 1 padding, 7 over 4
+  run_w4({13, 90, 3600, kTc, Fmt::bf16, false, 3, 0, 403012}, 51);     // 5 producers, 16 tokens: 14 over 10
+  run_w4({30, 24, 2601, kDense, Fmt::bf16, true, 3, 0, 203012}, 52);   // two token tiles, byte loads (no multicast)
+}
+
 // The register-A kernel (gemm_w4a16_rs.cu, bn 512 forces it; packed rows of
 // B a multiple of 16 bytes: K = 32 j or 32 j - 1): the ring wraps (8 k-tiles
 // over 6 stages), K odd (the last element's byte is masked), scale codes by
@@ -396,7 +409,8 @@ TEST(GemmGate, W4a16MmaKernel) {  // bn 0, M <= 64, decode_cols 2000 + form: eve
   REQUIRE_GPU();
   std::uint64_t seed = 1000;
   for (int form : {111, 411, 412, 418, 421, 424, 442, 224, 711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1012,
-                   1111, 4811, 4812, 4912, 5012, 5111, 30211, 30212, 30221, 30411, 30412, 40412, 30421, 30418}) {
+                   1111, 4811, 4812, 4912, 5012, 5111, 30211, 30212, 30221, 30411, 30412, 40412, 30421, 30418, 742,
+                   718, 200724, 400724, 200742, 400742, 200718, 201012, 401012}) {
     const std::int64_t tok = 8 * (form % 10) * (form / 10 % 10);  // rows of A per block
     for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 64, 256}, {3, 130, 544},
                            {tok, 72, 1024}, {std::min<std::int64_t>(tok + 1, 64), 200, 97}, {64, 64, 2080},
@@ -405,6 +419,14 @@ TEST(GemmGate, W4a16MmaKernel) {  // bn 0, M <= 64, decode_cols 2000 + form: eve
               static_cast<int>(seed % 4 == 0 ? 40 : 3), 0, 2000 + form},
              seed++);
   }
+  // the cluster forms: odd M (1 .. 63; several token tiles for 16-token forms), weight tiles not a multiple
+  // of the cluster, k-tiles over the stage ring, aligned rows with a ragged last k-tile, and unaligned rows
+  for (int form : {200724, 400724, 200742, 400742, 200718, 201012, 401012})
+    for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 49, 3592}, {7, 200, 1800},
+                           {23, 130, 3592}, {33, 72, 1800}, {49, 90, 2312}, {63, 40, 3600}, {31, 100, 1801}})
+      run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0,
+              static_cast<int>(seed % 4 == 0 ? 40 : 3), 0, 2000 + form},
+             seed++);
   // M = 1..17, 33, 64 with the kernel's own form; K not a multiple of 16; many specials
   for (std::int64_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 33, 64})
     run_w4({m, 80 + m, 16 * m + 7, m % 3 ? kDense : kTc, m % 2 ? Fmt::bf16 : Fmt::fp32, m % 2 == 0, 40, 0, 2000},
@@ -448,7 +470,7 @@ TEST(GemmGate, W4a16MmaCancellation) {
   for (std::size_t i = 0; i < c.size(); ++i) c[i] = i % 3 == 0 ? 16777216.0f : i % 3 == 1 ? -1e30f : 0.5f;
   for (int cols : {2111, 2411, 2412, 2224, 2418, 2421, 2424, 2442, 32211, 32212, 32221, 32411, 32412, 42412, 32421, 32418,
                    2711, 2712, 2724, 2811, 2812, 2814, 2821, 2911, 2912, 3011, 3012, 3111, 6811, 6812, 6912, 7012,
-                   7111, 0, 16})
+                   7111, 2742, 2718, 202724, 402724, 202742, 402742, 202718, 203012, 403012, 0, 16})
     for (Fmt out : {Fmt::fp32, Fmt::bf16}) {
       SCOPED_TRACE("cols " + std::to_string(cols));
       check_w4(a, m, b, cols % 2 ? c.data() : nullptr, out, 0, cols);
