@@ -143,12 +143,15 @@ inline bool w4_rs_three_wg(int cols) { return cols == 16; }
 // warps that only run the mmas (with one consumer and P >= 4 it runs alone on
 // an SM sub-partition, the producers two to each of the others). FORM names
 // it (decode_cols 2000 + FORM; P = 5, 6: 1011 / 1012, 1111; DEEP + 4000; flat
-// with at most STX stages + 10000 STX; clusters of CL > 1 blocks + 100000 CL).
-// CL > 1 (producer forms): CL blocks of consecutive weight tiles and the same
-// tokens form a thread-block cluster; each copies 1/CL of the rows of A of a
-// whole k-tile into the same stage of every block of the cluster (bulk copy
-// with multicast), so A leaves L2 once per cluster instead of once per block.
-template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false, int STX_ = 0, int CL_ = 1>
+// with at most STX stages + 10000 STX; A by bulk copies + 100000 CL).
+// CL (producer forms; where K is a multiple of KT and rows of A are 16-byte
+// aligned, else A by cp.async as with CL = 0): 1: the producer copies A of its
+// k-tile with one bulk copy (cp.async.bulk) per row instead of 16-byte
+// cp.async; 2, 4: CL blocks of consecutive weight tiles and the same tokens
+// form a thread-block cluster; each copies 1/CL of the rows of A of a k-tile
+// into the same stage of every block of the cluster (bulk copy with
+// multicast), so A leaves L2 once per cluster instead of once per block.
+template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false, int STX_ = 0, int CL_ = 0>
 struct W4Mma {
   static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256, CL = CL_;
   static constexpr bool DEEP = DEEP_;  // P > 0: the consumer's loads 3 chunks of steps ahead (FORM + 4000)
@@ -158,7 +161,7 @@ struct W4Mma {
   static constexpr int SMEM = (P_ > 0 ? 227 : 220) * 1024;  // one block per SM
   static constexpr int FORM =
       (P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_) + (DEEP_ ? 4000 : 0) + 10000 * STX_ +
-      (CL_ > 1 ? 100000 * CL_ : 0);
+      100000 * CL_;
 };
 // Blocks of 4 weight tiles give half the SMs a block (N = 7168: 112 blocks).
 inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 4 >= sms / 2; }

@@ -141,7 +141,8 @@ struct MmaLayout {
   static_assert(!PC || C::TR == 1, "producer warps serve one weight tile");
   static_assert(PC || !C::DEEP, "DEEP: a consumer's ring");
   static_assert(!PC || C::STX == 0, "STX: flat forms only");
-  static_assert(C::CL == 1 || (PC && (C::CL == 2 || C::CL == 4)), "clusters of 2 or 4: producer forms only");
+  static_assert(C::CL == 0 || (PC && (C::CL == 1 || C::CL == 2 || C::CL == 4)), "bulk A / clusters of 2, 4: producer forms");
+  static_assert(C::CL <= 1 || 3 * ST * 8 <= STAGES - BARS, "full, empty and cluster-empty barriers");
   static_assert(B_PT * BSTEP >= ROWS && A_PT * ASTEP >= TOK && BSTEP * 8 == LOADERS && ASTEP * 32 == LOADERS,
                 "chunks per loader");
   static_assert((PC ? OWN >= 2 && 2 * ST * 8 <= STAGES - BARS && NCH % 2 == 0 : ST >= 3) &&
@@ -390,7 +391,7 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
 #endif
 }
 
-// ---- clusters (W4Mma::CL > 1) ------------------------------------------------
+// ---- bulk copies of A and clusters (W4Mma::CL >= 1) -------------------------
 #ifdef MXK_GEMM_HAVE_WGMMA
 // This block's rank in its cluster (PTX ISA 10.1, %cluster_ctarank).
 __device__ __forceinline__ int cluster_rank() {
@@ -409,6 +410,14 @@ __device__ __forceinline__ void mbar_arrive_remote(std::uint64_t* b, int rank) {
   asm volatile(
       "{\n\t.reg .b32 ra;\n\tmapa.shared::cluster.u32 ra, %0, %1;\n\t"
       "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n\t}" ::"r"(smem_u32(b)),
+      "r"(rank)
+      : "memory");
+}
+// The same, relaxed: an arrival that publishes no data of its own.
+__device__ __forceinline__ void mbar_arrive_remote_relaxed(std::uint64_t* b, int rank) {
+  asm volatile(
+      "{\n\t.reg .b32 ra;\n\tmapa.shared::cluster.u32 ra, %0, %1;\n\t"
+      "mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [ra];\n\t}" ::"r"(smem_u32(b)),
       "r"(rank)
       : "memory");
 }
@@ -433,18 +442,31 @@ __device__ __forceinline__ void bulk_copy_mc(void* dst, const void* src, std::ui
       "l"(src), "r"(bytes), "r"(smem_u32(bar)), "h"(mask)
       : "memory");
 }
+// The same into this block only (no cluster launch needed: a block is a cluster of one).
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   smem_u32(dst)),
+               "l"(src), "r"(bytes), "r"(smem_u32(bar))
+               : "memory");
+}
 // Block `rank`'s share of A of whole k-tile kt (rows rank R .. rank R + R - 1
-// of the block's tokens, inside M; one row of 2 KT bytes per lane) into stage
-// st of every block of the cluster, completing on their `full` barrier bar.
+// of the block's tokens, R = TOK / CL, inside M; one row of 2 KT bytes per
+// bulk copy, lanes taking rows in turn) into stage st of this block (CL = 1) or
+// of every block of the cluster, completing on their `full` barrier bar.
 template <class L, int CL>
-__device__ __forceinline__ void mma_copy_a_mc(std::uint8_t* st, const MmaParams& p, std::int64_t m0, int va,
-                                              std::int64_t kt, int lane, int rank, std::uint64_t* bar) {
+__device__ __forceinline__ void mma_copy_a_bulk(std::uint8_t* st, const MmaParams& p, std::int64_t m0, int va,
+                                                std::int64_t kt, int lane, int rank, std::uint64_t* bar) {
   constexpr int R = L::TOK / CL;
-  static_assert(L::TOK % CL == 0 && R <= 32, "a lane per row of a block's share");
-  const int row = rank * R + lane;
-  if (lane < R && row < va)
-    bulk_copy_mc(st + L::ACT + row * L::RA, p.a + (m0 + row) * p.lda + kt * L::KT, 2 * L::KT, bar,
-                 static_cast<std::uint16_t>((1u << CL) - 1));
+  static_assert(L::TOK % CL == 0, "equal shares");
+  const int end = rank * R + R < va ? rank * R + R : va;
+#pragma unroll 1
+  for (int row = rank * R + lane; row < end; row += 32) {
+    const std::uint16_t* const src = p.a + (m0 + row) * p.lda + kt * L::KT;
+    if constexpr (CL > 1)
+      bulk_copy_mc(st + L::ACT + row * L::RA, src, 2 * L::KT, bar, static_cast<std::uint16_t>((1u << CL) - 1));
+    else
+      bulk_copy(st + L::ACT + row * L::RA, src, 2 * L::KT, bar);
+  }
 }
 #endif  // MXK_GEMM_HAVE_WGMMA
 
@@ -458,42 +480,50 @@ __device__ __forceinline__ void mma_copy_a_mc(std::uint8_t* st, const MmaParams&
 // arrives once it has read the stage. TG consumer warps run the mma steps of
 // every k-tile in order (NT n8 tiles of A each), their operands fetched one
 // chunk ahead into registers. No block-wide barrier after the start.
-// Clusters (CL > 1; grid: the weight tiles padded to a multiple of CL, x the
-// token tiles): every block runs the same k-tiles through the same stages.
-// A whole k-tile with aligned rows of A: its producer copies only B and the
-// scale codes; A comes by mma_copy_a_mc from every block of the cluster
-// (lane 0's arrival on `full` expects its bytes). A stage is refilled only
-// once every consumer warp of the cluster has released it (one lane per warp
-// arrives on each block's `empty`: CL TG arrivals), and each producer arrives
-// on the other blocks' `full` after that wait (32 + CL - 1 arrivals), so no
-// block's phases run ahead of another's even where its share of A is empty.
-// The cluster barrier at the start (barriers set up) and the end (nothing
-// writes into or arrives on a block that has exited).
+// Bulk A (CL >= 1; K a multiple of KT, rows of A 16-byte aligned, else A by
+// cp.async as with CL = 0): the producer copies B and the scale codes by
+// cp.async and A by bulk copies completing on the stage's `full` barrier
+// (lane 0's arrival expects the bytes). Clusters (CL > 1; grid: the weight
+// tiles padded to a multiple of CL, x the token tiles): every block runs the
+// same k-tiles through the same stages, and each block's producer copies 1/CL
+// of the rows of A into every block (multicast). Before a producer refills a
+// stage it waits for its own consumers (`empty`, as without clusters), then
+// arrives on the stage's `cempty` in every block of the cluster and waits on
+// its own (CL arrivals: every block's consumers are done with the stage),
+// then copies and arrives on the other blocks' `full` (32 + CL - 1
+// arrivals), so no block's phases run ahead of another's even where its share
+// of A is empty. The consumers arrive only on their own block's barrier (a
+// cluster-scope release there stalled the mma chain). The cluster barrier at
+// the start (barriers set up) and the end (nothing writes into or arrives on a
+// block that has exited).
 template <class C, bool BF16>
 __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(const MmaParams p) {
 #ifdef MXK_GEMM_HAVE_WGMMA
   using L = MmaLayout<C>;
-  constexpr int CL = C::CL;
+  constexpr int CL = C::CL;            // 0: A by cp.async; 1: by bulk copies; 2, 4: clusters (multicast)
+  constexpr bool CLU = CL > 1;
   extern __shared__ __align__(128) std::uint8_t smem[];
   const int tid = static_cast<int>(threadIdx.x), l = tid & 31, w = L::producer_of(tid >> 5);
   const bool producer = w >= 0;
-  const std::int64_t nb = CL > 1 ? blockIdx.x % p.nt : blockIdx.x / p.mt;  // CL > 1: p.nt padded to CL
-  const std::int64_t mb = CL > 1 ? blockIdx.x / p.nt : blockIdx.x % p.mt;
+  const std::int64_t nb = CLU ? blockIdx.x % p.nt : blockIdx.x / p.mt;  // CLU: p.nt padded to CL
+  const std::int64_t mb = CLU ? blockIdx.x / p.nt : blockIdx.x % p.mt;
   const std::int64_t n0 = nb * L::ROWS, m0 = mb * L::TOK;
   const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
   std::uint8_t* const stages = smem + L::STAGES;
   std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(smem + L::BARS);
   std::uint64_t* const empty = full + L::ST;
+  std::uint64_t* const cempty = empty + L::ST;  // CLU only
   const MmaLoader q = mma_loader<MmaLayout<C>>(p, m0, n0, l);
-  const int rank = CL > 1 ? cluster_rank() : 0;
-  // k-tile kt into stage sn (a producer's lanes): with a cluster, A of whole aligned k-tiles by multicast
+  const int rank = CLU ? cluster_rank() : 0;
+  const bool bulk = CL > 0 && p.vec_a && p.k % L::KT == 0;  // A of every k-tile by bulk copies
+  // k-tile kt into stage sn (a producer's lanes)
   auto load = [&](int sn, std::int64_t kt) {
     std::uint8_t* const st = stages + sn * L::STAGE;
-    if constexpr (CL > 1) {
-      const bool mc = p.vec_a && (kt + 1) * L::KT <= p.k;
-      mma_load<MmaLayout<C>>(st, p, q, kt, l, !mc);
-      if (mc) mma_copy_a_mc<L, CL>(st, p, m0, q.va, kt, l, rank, full + sn);
-      if (l < CL && l != rank) mbar_arrive_remote(full + sn, l);
+    if constexpr (CL > 0) {
+      mma_load<MmaLayout<C>>(st, p, q, kt, l, !bulk);
+      if (bulk) mma_copy_a_bulk<L, CL>(st, p, m0, q.va, kt, l, rank, full + sn);
+      if constexpr (CLU)
+        if (l < CL && l != rank) mbar_arrive_remote_relaxed(full + sn, l);
     } else {
       mma_load<MmaLayout<C>>(st, p, q, kt, l);
     }
@@ -507,35 +537,37 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
       cp_async_commit();
     }
   };
-  if (CL == 1 && producer) prologue();
+  if (!CLU && producer) prologue();
   if (tid == 0) {
     for (int b = 0; b < L::ST; ++b) {
-      mbar_init(full + b, CL > 1 ? 32 + CL - 1 : 32);
-      mbar_init(empty + b, CL > 1 ? CL * C::TG : 32 * C::TG);
+      mbar_init(full + b, CLU ? 32 + CL - 1 : 32);
+      mbar_init(empty + b, 32 * C::TG);
+      if constexpr (CLU) mbar_init(cempty + b, CL);
     }
     mbar_init_fence();
   }
   mma_prepare<C>(smem, q);
-  if constexpr (CL > 1)
+  if constexpr (CLU)
     cluster_sync();  // tables, zero rows, every block's barriers
   else
     __syncthreads();  // tables, zero rows, barriers
   if (producer) {
-    if (CL > 1) prologue();
+    if (CLU) prologue();
     const std::uint8_t* const lut = smem + 4 * l;
     const std::uint8_t* const stab = smem + L::STAB + 4 * ((l >> 2) % L::SCOPY);
     // own k-tile j + OWN - 1 (k-tile kt + P (OWN - 1)) into the stage of own k-tile j - 1, once the consumers
-    // have released it; one commit group per own k-tile, empty or not
+    // have released it (with a cluster: every block's); one commit group per own k-tile, empty or not
     auto copy_ahead = [&](std::int64_t j, std::int64_t kt) {
       const std::int64_t ktn = kt + C::P * (L::OWN - 1);
       if (ktn < ntiles) {
         const int sn = w + C::P * static_cast<int>((j + L::OWN - 1) % L::OWN);
         const std::uint32_t par = static_cast<std::uint32_t>((ktn - L::ST) / L::ST) & 1u;
         if (j > 0) {
-          if constexpr (CL > 1)
-            mbar_wait_cluster(empty + sn, par);
-          else
-            mbar_wait(empty + sn, par);
+          mbar_wait(empty + sn, par);
+          if constexpr (CLU) {
+            if (l < CL) mbar_arrive_remote(cempty + sn, l);  // release: this block's consumers are done
+            mbar_wait_cluster(cempty + sn, par);
+          }
         }
         load(sn, ktn);
       }
@@ -552,13 +584,14 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
         pc_widen<MmaLayout<C>, true>(st, lut, stab, static_cast<int>(valid));
       else
         pc_widen<MmaLayout<C>, false>(st, lut, stab, L::KT);
-      if (CL > 1 && l == 0 && p.vec_a && valid >= L::KT)  // A of this k-tile comes by multicast: its bytes
+      if (CL > 0 && l == 0 && bulk)  // A of this k-tile comes by bulk copies: its bytes
         mbar_arrive_tx(full + si, static_cast<std::uint32_t>(q.va * 2 * L::KT));
       else
         mbar_arrive(full + si);
       if constexpr (!L::EARLY) copy_ahead(j, kt);
     }
     cp_async_wait_all();
+    if constexpr (!CLU) return;
   } else {
     const int tok = 8 * C::NT * L::consumer_of(tid >> 5);
     float acc[C::NT][4];
@@ -585,17 +618,12 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
         }
         pc_run<C>(ring[c % L::RING], acc);
       }
-      if constexpr (CL > 1) {  // after the mmas that read this stage's last fragments, in every block's `empty`
-        __syncwarp();
-        if (l < CL) mbar_arrive_remote(empty + cur, l);
-      } else {
-        mbar_arrive(empty + cur);  // after the mmas that read this stage's last fragments
-      }
+      mbar_arrive(empty + cur);  // after the mmas that read this stage's last fragments
       cur = next;
     }
     mma_store<BF16, C::NT>(acc, p, n0, m0 + tok);
   }
-  if constexpr (CL > 1) cluster_sync();
+  if constexpr (CLU) cluster_sync();
 #else
   (void)p;
   __trap();
@@ -627,7 +655,8 @@ template <class C, bool BF16>
 void mma_launch(MmaParams p, cudaStream_t stream) {
   using L = MmaLayout<C>;
   p.mt = (p.m + L::TOK - 1) / L::TOK;
-  p.nt = ((p.n + L::ROWS - 1) / L::ROWS + C::CL - 1) / C::CL * C::CL;  // weight tiles, padded to the cluster
+  const std::int64_t cl = C::CL > 1 ? C::CL : 1;
+  p.nt = ((p.n + L::ROWS - 1) / L::ROWS + cl - 1) / cl * cl;  // weight tiles, padded to the cluster
   const std::int64_t blocks = p.nt * p.mt;
   if (blocks > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
   if constexpr (C::CL > 1)
@@ -678,11 +707,14 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 5111: return mma_launch<cfg::W4Mma<1, 1, 1, 6, true>, BF16>(p, s);
     case 742: return mma_launch<cfg::W4Mma<1, 4, 2, 2>, BF16>(p, s);
     case 718: return mma_launch<cfg::W4Mma<1, 1, 8, 2>, BF16>(p, s);
+    case 100724: return mma_launch<cfg::W4Mma<1, 2, 4, 2, false, 0, 1>, BF16>(p, s);
+    case 100742: return mma_launch<cfg::W4Mma<1, 4, 2, 2, false, 0, 1>, BF16>(p, s);
+    case 100718: return mma_launch<cfg::W4Mma<1, 1, 8, 2, false, 0, 1>, BF16>(p, s);
+    case 100814: return mma_launch<cfg::W4Mma<1, 1, 4, 3, false, 0, 1>, BF16>(p, s);
+    case 101012: return mma_launch<cfg::W4Mma<1, 1, 2, 5, false, 0, 1>, BF16>(p, s);
     case 200724: return mma_launch<cfg::W4Mma<1, 2, 4, 2, false, 0, 2>, BF16>(p, s);
     case 400724: return mma_launch<cfg::W4Mma<1, 2, 4, 2, false, 0, 4>, BF16>(p, s);
     case 200742: return mma_launch<cfg::W4Mma<1, 4, 2, 2, false, 0, 2>, BF16>(p, s);
-    case 400742: return mma_launch<cfg::W4Mma<1, 4, 2, 2, false, 0, 4>, BF16>(p, s);
-    case 200718: return mma_launch<cfg::W4Mma<1, 1, 8, 2, false, 0, 2>, BF16>(p, s);
     case 201012: return mma_launch<cfg::W4Mma<1, 1, 2, 5, false, 0, 2>, BF16>(p, s);
     case 401012: return mma_launch<cfg::W4Mma<1, 1, 2, 5, false, 0, 4>, BF16>(p, s);
     default:
@@ -690,7 +722,8 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
                                 "30211, 30212, 30221, 30411, 30412, 40412, 30421, 30418 (flat, at most 3 or 4 stages), "
                                 "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1012, 1111 (2 .. 6 producer warps), "
                                 "4811, 4812, 4912, 5012, 5111 (the same, consumer loads 3 chunks ahead), 742, 718, "
-                                "200724, 400724, 200742, 400742, 200718, 201012, 401012 (clusters of 2 or 4 sharing A) "
+                                "100724, 100742, 100718, 100814, 101012 (A by bulk copies), "
+                                "200724, 400724, 200742, 201012, 401012 (clusters of 2 or 4 sharing A) "
                                 "(decode_cols 2000 + form)");
   }
 }
