@@ -280,22 +280,6 @@ TEST(GemmGateSanitizer, W4a16Mma) {
   run_w4({13, 33, 2600, kDense, Fmt::fp32, false, 3, 0, 7012}, 48);  // the same, ring of 4: 11 k-tiles, byte loads
 }
 
-// A by bulk copies (decode_cols 2000 + 100000 CL + form; K a multiple of the
-// k-tile and aligned rows, else cp.async): CL = 1 into the block's own stages;
-// CL = 2, 4 clusters: multicast into every block of the cluster, the
-// cluster-empty and remote `full` arrivals, the cluster barrier at the end;
-// padding blocks past N (weight tiles not a multiple of CL), token tiles past
-// the first (M > TOK), rings that wrap; ragged K in a cluster (cp.async).
-TEST(GemmGateSanitizer, W4a16MmaCluster) {
-  REQUIRE_GPU();
-  run_w4({40, 70, 1536, kTc, Fmt::bf16, true, 3, 0, 202724}, 49);      // pairs: 6 k-tiles over 4, 5 tiles + 1, +C
-  run_w4({64, 33, 1792, kDense, Fmt::fp32, false, 3, 0, 402724}, 50);  // fours: 3 tiles + 1 padding, 7 over 4
-  run_w4({13, 90, 2816, kTc, Fmt::bf16, false, 3, 0, 403012}, 51);     // 5 producers, 16 tokens: 11 over 10
-  run_w4({30, 24, 1300, kDense, Fmt::bf16, true, 3, 0, 203012}, 52);   // two token tiles, ragged K (cp.async)
-  run_w4({33, 40, 1280, kTc, Fmt::fp32, true, 3, 0, 102724}, 53);      // bulk copies, no cluster: 5 over 4
-  run_w4({16, 50, 2816, kDense, Fmt::bf16, false, 3, 0, 103012}, 54);  // the same, 5 producers: 11 over 10
-}
-
 // The register-A kernel (gemm_w4a16_rs.cu, bn 512 forces it; packed rows of
 // B a multiple of 16 bytes: K = 32 j or 32 j - 1): the ring wraps (8 k-tiles
 // over 6 stages), K odd (the last element's byte is masked), scale codes by
@@ -412,8 +396,7 @@ TEST(GemmGate, W4a16MmaKernel) {  // bn 0, M <= 64, decode_cols 2000 + form: eve
   REQUIRE_GPU();
   std::uint64_t seed = 1000;
   for (int form : {111, 411, 412, 418, 421, 424, 442, 224, 711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1012,
-                   1111, 4811, 4812, 4912, 5012, 5111, 30211, 30212, 30221, 30411, 30412, 40412, 30421, 30418, 742,
-                   718, 100724, 100742, 100718, 100814, 101012, 200724, 400724, 200742, 201012, 401012}) {
+                   1111, 4811, 4812, 4912, 5012, 5111, 30211, 30212, 30221, 30411, 30412, 40412, 30421, 30418}) {
     const std::int64_t tok = 8 * (form % 10) * (form / 10 % 10);  // rows of A per block
     for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 64, 256}, {3, 130, 544},
                            {tok, 72, 1024}, {std::min<std::int64_t>(tok + 1, 64), 200, 97}, {64, 64, 2080},
@@ -422,15 +405,6 @@ TEST(GemmGate, W4a16MmaKernel) {  // bn 0, M <= 64, decode_cols 2000 + form: eve
               static_cast<int>(seed % 4 == 0 ? 40 : 3), 0, 2000 + form},
              seed++);
   }
-  // A by bulk copies and clusters: odd M (1 .. 63; several token tiles for 16- and 32-token forms), weight
-  // tiles not a multiple of the cluster, whole k-tiles over the stage ring (bulk copies), K ragged against
-  // the k-tile with aligned rows and unaligned rows (cp.async)
-  for (int form : {100724, 100742, 100718, 100814, 101012, 200724, 400724, 200742, 201012, 401012})
-    for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 49, 3584}, {7, 200, 1792},
-                           {23, 130, 3584}, {33, 72, 1792}, {49, 90, 2304}, {63, 40, 3600}, {31, 100, 1801}})
-      run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0,
-              static_cast<int>(seed % 4 == 0 ? 40 : 3), 0, 2000 + form},
-             seed++);
   // M = 1..17, 33, 64 with the kernel's own form; K not a multiple of 16; many specials
   for (std::int64_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 33, 64})
     run_w4({m, 80 + m, 16 * m + 7, m % 3 ? kDense : kTc, m % 2 ? Fmt::bf16 : Fmt::fp32, m % 2 == 0, 40, 0, 2000},
@@ -474,8 +448,7 @@ TEST(GemmGate, W4a16MmaCancellation) {
   for (std::size_t i = 0; i < c.size(); ++i) c[i] = i % 3 == 0 ? 16777216.0f : i % 3 == 1 ? -1e30f : 0.5f;
   for (int cols : {2111, 2411, 2412, 2224, 2418, 2421, 2424, 2442, 32211, 32212, 32221, 32411, 32412, 42412, 32421, 32418,
                    2711, 2712, 2724, 2811, 2812, 2814, 2821, 2911, 2912, 3011, 3012, 3111, 6811, 6812, 6912, 7012,
-                   7111, 2742, 2718, 102724, 102742, 102718, 102814, 103012, 202724, 402724, 202742, 203012, 403012,
-                   0, 16})
+                   7111, 0, 16})
     for (Fmt out : {Fmt::fp32, Fmt::bf16}) {
       SCOPED_TRACE("cols " + std::to_string(cols));
       check_w4(a, m, b, cols % 2 ? c.data() : nullptr, out, 0, cols);

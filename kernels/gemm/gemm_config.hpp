@@ -143,25 +143,17 @@ inline bool w4_rs_three_wg(int cols) { return cols == 16; }
 // warps that only run the mmas (with one consumer and P >= 4 it runs alone on
 // an SM sub-partition, the producers two to each of the others). FORM names
 // it (decode_cols 2000 + FORM; P = 5, 6: 1011 / 1012, 1111; DEEP + 4000; flat
-// with at most STX stages + 10000 STX; A by bulk copies + 100000 CL).
-// CL (producer forms; where K is a multiple of KT and rows of A are 16-byte
-// aligned, else A by cp.async as with CL = 0): 1: the producer copies A of its
-// k-tile with one bulk copy (cp.async.bulk) per row instead of 16-byte
-// cp.async; 2, 4: CL blocks of consecutive weight tiles and the same tokens
-// form a thread-block cluster; each copies 1/CL of the rows of A of a k-tile
-// into the same stage of every block of the cluster (bulk copy with
-// multicast), so A leaves L2 once per cluster instead of once per block.
-template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false, int STX_ = 0, int CL_ = 0>
+// with at most STX stages + 10000 STX).
+template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false, int STX_ = 0>
 struct W4Mma {
-  static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256, CL = CL_;
+  static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256;
   static constexpr bool DEEP = DEEP_;  // P > 0: the consumer's loads 3 chunks of steps ahead (FORM + 4000)
   // P = 0: at most STX stages (0: as many as fit, <= 8): fewer k-tiles in flight at the start, and a block
   // small enough for two per SM (the kernel asks for the bytes of its ST stages only)
   static constexpr int STX = STX_;
   static constexpr int SMEM = (P_ > 0 ? 227 : 220) * 1024;  // one block per SM
   static constexpr int FORM =
-      (P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_) + (DEEP_ ? 4000 : 0) + 10000 * STX_ +
-      100000 * CL_;
+      (P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_) + (DEEP_ ? 4000 : 0) + 10000 * STX_;
 };
 // Blocks of 4 weight tiles give half the SMs a block (N = 7168: 112 blocks).
 inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 4 >= sms / 2; }
@@ -205,7 +197,13 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 // operand and lane (a lane per 32 bytes of 16 rows per cp.async: 16 cache
 // lines per warp instruction, not 4) was slower and is not kept: 1012 19.93 /
 // 20.04 / 20.05 against 16.08 / 15.90 / 16.04; 814 at M = 32 46.75 against
-// 20.06; 5111 at M = 1, 8 15.02, 14.06 against 14.84, 14.02.
+// 20.06; 5111 at M = 1, 8 15.02, 14.06 against 14.84, 14.02. Run 15 mc
+// (h100-mc/call1, on an H200, one round; branch wip/mc, not kept): clusters
+// of CL blocks on consecutive weight tiles copying A once per cluster (bulk
+// copies multicast into every block, commit 0018fcf) were slower: 64 x 2048 x
+// 7168 724 32.72 us against CL 2 40.13, CL 4 63.53 (742 40.01; CL 2 41.18,
+// CL 4 65.25); 16 x 2048 x 7168 1012 17.24 against CL 2 28.58, CL 4 49.95.
+// ncu of 724 there: L2 throughput 34.6%, SM 20.1% - latency, not L2 bandwidth.
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
   if (m <= 8) return wide ? 30411 : 5111;

@@ -49,7 +49,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <string>
 #include <type_traits>
 
 #include "gemm/gemm_common.cuh"
@@ -141,8 +140,6 @@ struct MmaLayout {
   static_assert(!PC || C::TR == 1, "producer warps serve one weight tile");
   static_assert(PC || !C::DEEP, "DEEP: a consumer's ring");
   static_assert(!PC || C::STX == 0, "STX: flat forms only");
-  static_assert(C::CL == 0 || (PC && (C::CL == 1 || C::CL == 2 || C::CL == 4)), "bulk A / clusters of 2, 4: producer forms");
-  static_assert(C::CL <= 1 || 3 * ST * 8 <= STAGES - BARS, "full, empty and cluster-empty barriers");
   static_assert(B_PT * BSTEP >= ROWS && A_PT * ASTEP >= TOK && BSTEP * 8 == LOADERS && ASTEP * 32 == LOADERS,
                 "chunks per loader");
   static_assert((PC ? OWN >= 2 && 2 * ST * 8 <= STAGES - BARS && NCH % 2 == 0 : ST >= 3) &&
@@ -391,85 +388,6 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
 #endif
 }
 
-// ---- bulk copies of A and clusters (W4Mma::CL >= 1) -------------------------
-#ifdef MXK_GEMM_HAVE_WGMMA
-// This block's rank in its cluster (PTX ISA 10.1, %cluster_ctarank).
-__device__ __forceinline__ int cluster_rank() {
-  std::uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return static_cast<int>(r);
-}
-// Every thread of every block of the cluster (barrier.cluster, PTX ISA 9.7.13.3):
-// the writes before it are seen by every block after it.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-// One arrival on the mbarrier at b's offset in block `rank` of the cluster
-// (mapa, PTX ISA 9.7.9.22; mbarrier.arrive on shared::cluster, 9.7.13.15.13).
-__device__ __forceinline__ void mbar_arrive_remote(std::uint64_t* b, int rank) {
-  asm volatile(
-      "{\n\t.reg .b32 ra;\n\tmapa.shared::cluster.u32 ra, %0, %1;\n\t"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n\t}" ::"r"(smem_u32(b)),
-      "r"(rank)
-      : "memory");
-}
-// The same, relaxed: an arrival that publishes no data of its own.
-__device__ __forceinline__ void mbar_arrive_remote_relaxed(std::uint64_t* b, int rank) {
-  asm volatile(
-      "{\n\t.reg .b32 ra;\n\tmapa.shared::cluster.u32 ra, %0, %1;\n\t"
-      "mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [ra];\n\t}" ::"r"(smem_u32(b)),
-      "r"(rank)
-      : "memory");
-}
-// mbar_wait, acquiring at cluster scope (the arrivals came from other blocks).
-__device__ __forceinline__ void mbar_wait_cluster(std::uint64_t* b, std::uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\nMXK_WAITC:\n"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra MXK_WAITC;\n}\n" ::"r"(smem_u32(b)),
-      "r"(parity)
-      : "memory");
-}
-// `bytes` (a multiple of 16, both addresses 16-byte aligned) from global
-// memory to dst's offset in every block of `mask`, each completing its bytes
-// on the mbarrier at bar's offset in that block (PTX ISA 9.7.9.25,
-// cp.async.bulk with .multicast::cluster).
-__device__ __forceinline__ void bulk_copy_mc(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar,
-                                             std::uint16_t mask) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, [%3], "
-      "%4;" ::"r"(smem_u32(dst)),
-      "l"(src), "r"(bytes), "r"(smem_u32(bar)), "h"(mask)
-      : "memory");
-}
-// The same into this block only (no cluster launch needed: a block is a cluster of one).
-__device__ __forceinline__ void bulk_copy(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   smem_u32(dst)),
-               "l"(src), "r"(bytes), "r"(smem_u32(bar))
-               : "memory");
-}
-// Block `rank`'s share of A of whole k-tile kt (rows rank R .. rank R + R - 1
-// of the block's tokens, R = TOK / CL, inside M; one row of 2 KT bytes per
-// bulk copy, lanes taking rows in turn) into stage st of this block (CL = 1) or
-// of every block of the cluster, completing on their `full` barrier bar.
-template <class L, int CL>
-__device__ __forceinline__ void mma_copy_a_bulk(std::uint8_t* st, const MmaParams& p, std::int64_t m0, int va,
-                                                std::int64_t kt, int lane, int rank, std::uint64_t* bar) {
-  constexpr int R = L::TOK / CL;
-  static_assert(L::TOK % CL == 0, "equal shares");
-  const int end = rank * R + R < va ? rank * R + R : va;
-#pragma unroll 1
-  for (int row = rank * R + lane; row < end; row += 32) {
-    const std::uint16_t* const src = p.a + (m0 + row) * p.lda + kt * L::KT;
-    if constexpr (CL > 1)
-      bulk_copy_mc(st + L::ACT + row * L::RA, src, 2 * L::KT, bar, static_cast<std::uint16_t>((1u << CL) - 1));
-    else
-      bulk_copy(st + L::ACT + row * L::RA, src, 2 * L::KT, bar);
-  }
-}
-#endif  // MXK_GEMM_HAVE_WGMMA
-
 // The producer/consumer form: one tile of 16 weight rows. Producer warp w
 // (of P) owns the k-tiles w, w + P, .. : it copies its k-tile OWN - 1 ahead
 // (cp.async, each lane its own chunks; after widening the one before, or with
@@ -480,104 +398,52 @@ __device__ __forceinline__ void mma_copy_a_bulk(std::uint8_t* st, const MmaParam
 // arrives once it has read the stage. TG consumer warps run the mma steps of
 // every k-tile in order (NT n8 tiles of A each), their operands fetched one
 // chunk ahead into registers. No block-wide barrier after the start.
-// Bulk A (CL >= 1; K a multiple of KT, rows of A 16-byte aligned, else A by
-// cp.async as with CL = 0): the producer copies B and the scale codes by
-// cp.async and A by bulk copies completing on the stage's `full` barrier
-// (lane 0's arrival expects the bytes). Clusters (CL > 1; grid: the weight
-// tiles padded to a multiple of CL, x the token tiles): every block runs the
-// same k-tiles through the same stages, and each block's producer copies 1/CL
-// of the rows of A into every block (multicast). Before a producer refills a
-// stage it waits for its own consumers (`empty`, as without clusters), then
-// arrives on the stage's `cempty` in every block of the cluster and waits on
-// its own (CL arrivals: every block's consumers are done with the stage),
-// then copies and arrives on the other blocks' `full` (32 + CL - 1
-// arrivals), so no block's phases run ahead of another's even where its share
-// of A is empty. The consumers arrive only on their own block's barrier (a
-// cluster-scope release there stalled the mma chain). The cluster barrier at
-// the start (barriers set up) and the end (nothing writes into or arrives on a
-// block that has exited).
 template <class C, bool BF16>
 __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(const MmaParams p) {
 #ifdef MXK_GEMM_HAVE_WGMMA
   using L = MmaLayout<C>;
-  constexpr int CL = C::CL;            // 0: A by cp.async; 1: by bulk copies; 2, 4: clusters (multicast)
-  constexpr bool CLU = CL > 1;
   extern __shared__ __align__(128) std::uint8_t smem[];
   const int tid = static_cast<int>(threadIdx.x), l = tid & 31, w = L::producer_of(tid >> 5);
   const bool producer = w >= 0;
-  const std::int64_t nb = CLU ? blockIdx.x % p.nt : blockIdx.x / p.mt;  // CLU: p.nt padded to CL
-  const std::int64_t mb = CLU ? blockIdx.x / p.nt : blockIdx.x % p.mt;
-  const std::int64_t n0 = nb * L::ROWS, m0 = mb * L::TOK;
+  const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x / p.mt) * L::ROWS;
+  const std::int64_t m0 = static_cast<std::int64_t>(blockIdx.x % p.mt) * L::TOK;
   const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
   std::uint8_t* const stages = smem + L::STAGES;
   std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(smem + L::BARS);
   std::uint64_t* const empty = full + L::ST;
-  std::uint64_t* const cempty = empty + L::ST;  // CLU only
   const MmaLoader q = mma_loader<MmaLayout<C>>(p, m0, n0, l);
-  const int rank = CLU ? cluster_rank() : 0;
-  const bool bulk = CL > 0 && p.vec_a && p.k % L::KT == 0;  // A of every k-tile by bulk copies
-  // k-tile kt into stage sn (a producer's lanes)
-  auto load = [&](int sn, std::int64_t kt) {
-    std::uint8_t* const st = stages + sn * L::STAGE;
-    if constexpr (CL > 0) {
-      mma_load<MmaLayout<C>>(st, p, q, kt, l, !bulk);
-      if (bulk) mma_copy_a_bulk<L, CL>(st, p, m0, q.va, kt, l, rank, full + sn);
-      if constexpr (CLU)
-        if (l < CL && l != rank) mbar_arrive_remote_relaxed(full + sn, l);
-    } else {
-      mma_load<MmaLayout<C>>(st, p, q, kt, l);
-    }
-  };
-  // own k-tiles 0 .. OWN - 2 (a loop, not unrolled: one copy of the copy code, fetched cold); with bulk copies
-  // (CL >= 1) after the barriers are set up (a bulk copy completes on `full`; with a cluster, the other
-  // blocks' too: after the cluster barrier). Call 2 of run 15 mc hung with CL = 1 issuing them before.
-  // TODO(run 15 mc): this fix has not run on a GPU yet.
-  auto prologue = [&] {
+  if (producer) {  // own k-tiles 0 .. OWN - 2 (a loop, not unrolled: one copy of the copy code, fetched cold)
 #pragma unroll 1
     for (int j = 0; j < L::OWN - 1; ++j) {
-      if (w + C::P * j < ntiles) load(w + C::P * j, w + C::P * j);
+      if (w + C::P * j < ntiles) mma_load<MmaLayout<C>>(stages + (w + C::P * j) * L::STAGE, p, q, w + C::P * j, l);
       cp_async_commit();
     }
-  };
-  if (CL == 0 && producer) prologue();
+  }
   if (tid == 0) {
     for (int b = 0; b < L::ST; ++b) {
-      mbar_init(full + b, CLU ? 32 + CL - 1 : 32);
+      mbar_init(full + b, 32);
       mbar_init(empty + b, 32 * C::TG);
-      if constexpr (CLU) mbar_init(cempty + b, CL);
     }
     mbar_init_fence();
   }
   mma_prepare<C>(smem, q);
-  if constexpr (CLU)
-    cluster_sync();  // tables, zero rows, every block's barriers
-  else
-    __syncthreads();  // tables, zero rows, barriers
+  __syncthreads();  // tables, zero rows, barriers
   if (producer) {
-    if (CL > 0) prologue();
     const std::uint8_t* const lut = smem + 4 * l;
     const std::uint8_t* const stab = smem + L::STAB + 4 * ((l >> 2) % L::SCOPY);
     // own k-tile j + OWN - 1 (k-tile kt + P (OWN - 1)) into the stage of own k-tile j - 1, once the consumers
-    // have released it (with a cluster: every block's); one commit group per own k-tile, empty or not
+    // have released it; one commit group per own k-tile, empty or not
     auto copy_ahead = [&](std::int64_t j, std::int64_t kt) {
       const std::int64_t ktn = kt + C::P * (L::OWN - 1);
       if (ktn < ntiles) {
         const int sn = w + C::P * static_cast<int>((j + L::OWN - 1) % L::OWN);
-        const std::uint32_t par = static_cast<std::uint32_t>((ktn - L::ST) / L::ST) & 1u;
-        if (j > 0) {
-          mbar_wait(empty + sn, par);
-          if constexpr (CLU) {
-            if (l < CL) mbar_arrive_remote(cempty + sn, l);  // release: this block's consumers are done
-            mbar_wait_cluster(cempty + sn, par);
-          }
-        }
-        load(sn, ktn);
+        if (j > 0) mbar_wait(empty + sn, static_cast<std::uint32_t>((ktn - L::ST) / L::ST) & 1u);
+        mma_load<MmaLayout<C>>(stages + sn * L::STAGE, p, q, ktn, l);
       }
       cp_async_commit();
     };
     for (std::int64_t j = 0, kt = w; kt < ntiles; ++j, kt += C::P) {
-      const int si = w + C::P * static_cast<int>(j % L::OWN);
-      std::uint8_t* const st = stages + si * L::STAGE;
+      std::uint8_t* const st = stages + (w + C::P * static_cast<int>(j % L::OWN)) * L::STAGE;
       if constexpr (L::EARLY) copy_ahead(j, kt);
       cp_async_wait<L::EARLY ? L::OWN - 1 : L::OWN - 2>();  // own k-tile j landed (this lane's copies)
       __syncwarp();                                         // .. and the other lanes'
@@ -586,85 +452,54 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
         pc_widen<MmaLayout<C>, true>(st, lut, stab, static_cast<int>(valid));
       else
         pc_widen<MmaLayout<C>, false>(st, lut, stab, L::KT);
-      if (CL > 0 && l == 0 && bulk)  // A of this k-tile comes by bulk copies: its bytes
-        mbar_arrive_tx(full + si, static_cast<std::uint32_t>(q.va * 2 * L::KT));
-      else
-        mbar_arrive(full + si);
+      mbar_arrive(full + (st - stages) / L::STAGE);
       if constexpr (!L::EARLY) copy_ahead(j, kt);
     }
     cp_async_wait_all();
-    if constexpr (!CLU) return;
-  } else {
-    const int tok = 8 * C::NT * L::consumer_of(tid >> 5);
-    float acc[C::NT][4];
-    mma_init<C::NT>(acc, p, n0, m0 + tok);
-    const int wo = L::WB + 16 * l, ao = L::ACT + (tok + (l >> 2)) * L::RA + 8 * (l & 3);
-    constexpr int D = L::RING - 1;  // chunks fetched ahead
-    PcChunk<C> ring[L::RING];
-    if (ntiles > 0) {
-      mbar_wait(full, 0u);
-#pragma unroll
-      for (int c = 0; c < D; ++c) pc_fetch<C>(ring[c], stages, wo, ao, c);
-    }
-    int cur = 0;
-    for (std::int64_t kt = 0; kt < ntiles; ++kt) {
-      const int next = cur + 1 == L::ST ? 0 : cur + 1;
-#pragma unroll
-      for (int c = 0; c < L::NCH; ++c) {
-        const int f = c + D;  // the chunk fetched now: of this k-tile, or f - NCH of the next
-        if (f < L::NCH) {
-          pc_fetch<C>(ring[f % L::RING], stages + cur * L::STAGE, wo, ao, f);
-        } else if (kt + 1 < ntiles) {
-          if (f == L::NCH) mbar_wait(full + next, static_cast<std::uint32_t>((kt + 1) / L::ST) & 1u);
-          pc_fetch<C>(ring[f % L::RING], stages + next * L::STAGE, wo, ao, f - L::NCH);
-        }
-        pc_run<C>(ring[c % L::RING], acc);
-      }
-      mbar_arrive(empty + cur);  // after the mmas that read this stage's last fragments
-      cur = next;
-    }
-    mma_store<BF16, C::NT>(acc, p, n0, m0 + tok);
+    return;
   }
-  if constexpr (CLU) cluster_sync();
+  const int tok = 8 * C::NT * L::consumer_of(tid >> 5);
+  float acc[C::NT][4];
+  mma_init<C::NT>(acc, p, n0, m0 + tok);
+  const int wo = L::WB + 16 * l, ao = L::ACT + (tok + (l >> 2)) * L::RA + 8 * (l & 3);
+  constexpr int D = L::RING - 1;  // chunks fetched ahead
+  PcChunk<C> ring[L::RING];
+  if (ntiles > 0) {
+    mbar_wait(full, 0u);
+#pragma unroll
+    for (int c = 0; c < D; ++c) pc_fetch<C>(ring[c], stages, wo, ao, c);
+  }
+  int cur = 0;
+  for (std::int64_t kt = 0; kt < ntiles; ++kt) {
+    const int next = cur + 1 == L::ST ? 0 : cur + 1;
+#pragma unroll
+    for (int c = 0; c < L::NCH; ++c) {
+      const int f = c + D;  // the chunk fetched now: of this k-tile, or f - NCH of the next
+      if (f < L::NCH) {
+        pc_fetch<C>(ring[f % L::RING], stages + cur * L::STAGE, wo, ao, f);
+      } else if (kt + 1 < ntiles) {
+        if (f == L::NCH) mbar_wait(full + next, static_cast<std::uint32_t>((kt + 1) / L::ST) & 1u);
+        pc_fetch<C>(ring[f % L::RING], stages + next * L::STAGE, wo, ao, f - L::NCH);
+      }
+      pc_run<C>(ring[c % L::RING], acc);
+    }
+    mbar_arrive(empty + cur);  // after the mmas that read this stage's last fragments
+    cur = next;
+  }
+  mma_store<BF16, C::NT>(acc, p, n0, m0 + tok);
 #else
   (void)p;
   __trap();
 #endif
 }
 
-// Kern in clusters of CL blocks along x (cudaLaunchKernelEx, cudaLaunchAttributeClusterDimension; blocks a
-// multiple of CL), after setting its dynamic shared-memory limit to Bytes (once).
-template <auto Kern, int Bytes, int CL>
-void launch_cluster(std::int64_t blocks, int threads, const MmaParams& p, cudaStream_t stream, const char* name) {
-  static const cudaError_t attr = cudaFuncSetAttribute(Kern, cudaFuncAttributeMaxDynamicSharedMemorySize, Bytes);
-  if (attr != cudaSuccess) check_cuda(attr, (std::string(name) + " smem attribute").c_str());
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
-  cfg.blockDim = dim3(static_cast<unsigned>(threads));
-  cfg.dynamicSmemBytes = Bytes;
-  cfg.stream = stream;
-  cudaLaunchAttribute at[1] = {};
-  at[0].id = cudaLaunchAttributeClusterDimension;
-  at[0].val.clusterDim.x = CL;
-  at[0].val.clusterDim.y = 1;
-  at[0].val.clusterDim.z = 1;
-  cfg.attrs = at;
-  cfg.numAttrs = 1;
-  check_cuda(cudaLaunchKernelEx(&cfg, Kern, p), (std::string(name) + " cluster launch").c_str());
-}
-
 template <class C, bool BF16>
 void mma_launch(MmaParams p, cudaStream_t stream) {
   using L = MmaLayout<C>;
   p.mt = (p.m + L::TOK - 1) / L::TOK;
-  const std::int64_t cl = C::CL > 1 ? C::CL : 1;
-  p.nt = ((p.n + L::ROWS - 1) / L::ROWS + cl - 1) / cl * cl;  // weight tiles, padded to the cluster
-  const std::int64_t blocks = p.nt * p.mt;
+  const std::int64_t blocks = (p.n + L::ROWS - 1) / L::ROWS * p.mt;
   if (blocks > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
-  if constexpr (C::CL > 1)
-    launch_cluster<w4a16_mma_pc_kernel<C, BF16>, L::BYTES, C::CL>(blocks, L::THREADS, p, stream,
-                                                                  "w4a16_mma_pc_kernel (cluster)");
-  else if constexpr (L::PC)
+  if constexpr (L::PC)
     launch_smem<w4a16_mma_pc_kernel<C, BF16>, L::BYTES>(blocks, L::THREADS, p, stream, "w4a16_mma_pc_kernel");
   else
     launch_smem<w4a16_mma_kernel<C, BF16>, L::BYTES>(blocks, L::THREADS, p, stream, "w4a16_mma_kernel");
@@ -707,25 +542,11 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 4912: return mma_launch<cfg::W4Mma<1, 1, 2, 4, true>, BF16>(p, s);
     case 5012: return mma_launch<cfg::W4Mma<1, 1, 2, 5, true>, BF16>(p, s);
     case 5111: return mma_launch<cfg::W4Mma<1, 1, 1, 6, true>, BF16>(p, s);
-    case 742: return mma_launch<cfg::W4Mma<1, 4, 2, 2>, BF16>(p, s);
-    case 718: return mma_launch<cfg::W4Mma<1, 1, 8, 2>, BF16>(p, s);
-    case 100724: return mma_launch<cfg::W4Mma<1, 2, 4, 2, false, 0, 1>, BF16>(p, s);
-    case 100742: return mma_launch<cfg::W4Mma<1, 4, 2, 2, false, 0, 1>, BF16>(p, s);
-    case 100718: return mma_launch<cfg::W4Mma<1, 1, 8, 2, false, 0, 1>, BF16>(p, s);
-    case 100814: return mma_launch<cfg::W4Mma<1, 1, 4, 3, false, 0, 1>, BF16>(p, s);
-    case 101012: return mma_launch<cfg::W4Mma<1, 1, 2, 5, false, 0, 1>, BF16>(p, s);
-    case 200724: return mma_launch<cfg::W4Mma<1, 2, 4, 2, false, 0, 2>, BF16>(p, s);
-    case 400724: return mma_launch<cfg::W4Mma<1, 2, 4, 2, false, 0, 4>, BF16>(p, s);
-    case 200742: return mma_launch<cfg::W4Mma<1, 4, 2, 2, false, 0, 2>, BF16>(p, s);
-    case 201012: return mma_launch<cfg::W4Mma<1, 1, 2, 5, false, 0, 2>, BF16>(p, s);
-    case 401012: return mma_launch<cfg::W4Mma<1, 1, 2, 5, false, 0, 4>, BF16>(p, s);
     default:
       throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 421, 424, 442, 224 (flat), "
                                 "30211, 30212, 30221, 30411, 30412, 40412, 30421, 30418 (flat, at most 3 or 4 stages), "
                                 "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1012, 1111 (2 .. 6 producer warps), "
-                                "4811, 4812, 4912, 5012, 5111 (the same, consumer loads 3 chunks ahead), 742, 718, "
-                                "100724, 100742, 100718, 100814, 101012 (A by bulk copies), "
-                                "200724, 400724, 200742, 201012, 401012 (clusters of 2 or 4 sharing A) "
+                                "4811, 4812, 4912, 5012, 5111 (the same, consumer loads 3 chunks ahead) "
                                 "(decode_cols 2000 + form)");
   }
 }

@@ -55,7 +55,7 @@ template <class L>
 __device__ __forceinline__ MmaLoader mma_loader(const MmaParams& p, std::int64_t m0, std::int64_t n0, int lt) {
   MmaLoader q;
   q.n0 = n0;
-  q.vb = static_cast<int>(p.n - n0 < L::ROWS ? (p.n > n0 ? p.n - n0 : 0) : L::ROWS);  // 0: a cluster's padding tile
+  q.vb = static_cast<int>(p.n - n0 < L::ROWS ? p.n - n0 : L::ROWS);
   q.va = static_cast<int>(p.m - m0 < L::TOK ? p.m - m0 : L::TOK);
   q.rb = lt >> 3;
   q.ra = lt >> 5;
@@ -72,19 +72,17 @@ __device__ __forceinline__ MmaLoader mma_loader(const MmaParams& p, std::int64_t
 
 // The copies of k-tile kt into stage st by loader thread lt. Whole k-tiles
 // with aligned rows: cp.async only; otherwise load16 (zero-filled past K).
-// copy_a false: not A (a cluster's multicast copies it, mma_copy_a_mc).
 template <class L>
 __device__ __forceinline__ void mma_load(std::uint8_t* st, const MmaParams& p, const MmaLoader& q, std::int64_t kt,
-                                         int lt, bool copy_a = true) {
+                                         int lt) {
   const std::int64_t k0 = kt * L::KT;
   if (p.vec_a && p.vec_b && k0 + L::KT <= p.k) {  // whole k-tile, aligned rows: compact cp.async loops
 #pragma unroll
     for (int i = 0; i < L::B_PT; ++i)
       if (q.rb + i * L::BSTEP < q.vb) cp_async16(st + q.db + i * L::BSTEP * L::RS, q.b + i * q.bstep + k0 / 2);
-    if (copy_a)
 #pragma unroll
-      for (int i = 0; i < L::A_PT; ++i)
-        if (q.ra + i * L::ASTEP < q.va) cp_async16(st + q.da + L::a_step(i), q.a + i * q.astep + k0);
+    for (int i = 0; i < L::A_PT; ++i)
+      if (q.ra + i * L::ASTEP < q.va) cp_async16(st + q.da + L::a_step(i), q.a + i * q.astep + k0);
   } else {  // the last k-tile or unaligned rows, not unrolled
     const std::int64_t kb = k0 + 32 * q.cb, ka = k0 + 8 * q.ca;
 #pragma unroll 1
