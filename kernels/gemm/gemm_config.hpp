@@ -203,7 +203,13 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 // operand and lane (a lane per 32 bytes of 16 rows per cp.async: 16 cache
 // lines per warp instruction, not 4) was slower and is not kept: 1012 19.93 /
 // 20.04 / 20.05 against 16.08 / 15.90 / 16.04; 814 at M = 32 46.75 against
-// 20.06; 5111 at M = 1, 8 15.02, 14.06 against 14.84, 14.02.
+// 20.06; 5111 at M = 1, 8 15.02, 14.06 against 14.84, 14.02. Run 15 mc
+// (h100-mc/call1, on an H200, one round; branch wip/mc, not kept): clusters
+// of CL blocks on consecutive weight tiles copying A once per cluster (bulk
+// copies multicast into every block, commit 0018fcf) were slower: 64 x 2048 x
+// 7168 724 32.72 us against CL 2 40.13, CL 4 63.53 (742 40.01; CL 2 41.18,
+// CL 4 65.25); 16 x 2048 x 7168 1012 17.24 against CL 2 28.58, CL 4 49.95.
+// ncu of 724 there: L2 throughput 34.6%, SM 20.1% - latency, not L2 bandwidth.
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
   if (m <= 8) return wide ? 30411 : 5111;
