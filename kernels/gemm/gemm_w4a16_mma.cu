@@ -109,7 +109,11 @@ struct MmaLayout {
   // P = 6 only 5% faster than P = 3, long-scoreboard stalls per issue 0.97 vs
   // 0.16, ncu, bench/results/h100-dec/call1). Not for P <= 3: 814 (OWN 2) was
   // 3% slower with it (32 x 2048 x 7168: 21.84 / 21.75 us against main's
-  // 21.18 / 21.22, h100-dec/call2).
+  // 21.18 / 21.22, h100-dec/call2). Run 15 (h100-e724, H200, two rounds, us,
+  // branch wip/e724): forced for P = 2 it is slower still at 64 x 2048 x 7168
+  // (724 34.72 / 33.74 against 45.14 / 43.06; 718 34.32 / 33.83 against
+  // 45.89 / 45.98; 742 40.43 / 40.32 against 64.24 / 62.25), and 814 at
+  // 32 x 2048 x 7168 20.57 / 20.48 against 20.92 / 20.74.
   static constexpr bool EARLY = PC && OWN == 2 && C::P >= 4;
   static_assert(!EARLY || ST == 2 * C::P, "two stages per producer");
   static __device__ __forceinline__ int producer_of(int w) {  // producer index of warp w, or -1
