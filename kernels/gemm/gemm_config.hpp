@@ -189,7 +189,8 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 // main's 412 13.12 / 13.23), M = 64 stays 418: 17.62 / 17.54 (30418 17.71 /
 // 17.72; cuBLAS 13.20 / 13.20). Call 1 (the old code): 421 13.50, 424 18.30,
 // 442 22.96, 30212 13.59, 30221 13.12, 30211 11.75 (two tiles per block, two
-// blocks per SM) - more warps per SM did not pay. Run 14 w16b (h100-w16b,
+// blocks per SM) - more warps per SM did not pay (run 15: those forms, 30418,
+// 40412 and 5012 below removed from the kernel's switch and the gate). Run 14 w16b (h100-w16b,
 // one call, rounds 1 / 2, main's binary and cuBLAS bf16 in the same call):
 // with the producer's copy prologue not unrolled and the one-time start /
 // store code compact, N = 2048, M = 16: five producers (1012, 10 stages of

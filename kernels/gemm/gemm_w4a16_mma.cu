@@ -85,7 +85,7 @@ struct MmaLayout {
   static constexpr int STAGE = (WB + (PC ? STEPS * 512 : 0) + 127) / 128 * 128;
   // SCOPY copies of the scale table (lane l reads copy (l / 4) % SCOPY): 8, one per row of a warp's 8 (no
   // bank conflict); 4 (two rows per bank, 4 KB less) only where 8 would leave a producer form with four or
-  // more producers fewer than two stages each and 4 does not (P = 5 with 16 tokens: 1012, 5012).
+  // more producers fewer than two stages each and 4 does not (P = 5 with 16 tokens: 1012).
   static constexpr int STAB = 256 * 32 * 4, BARS8 = STAB + 256 * 8 * 4, BARS4 = STAB + 256 * 4 * 4;
   static constexpr bool TIGHT = PC && C::P >= 4 && (C::SMEM - BARS8 - 256) / STAGE < 2 * C::P &&
                                 (C::SMEM - BARS4 - 256) / STAGE >= 2 * C::P;
@@ -517,17 +517,8 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 411: return mma_launch<cfg::W4Mma<4, 1, 1>, BF16>(p, s);
     case 412: return mma_launch<cfg::W4Mma<4, 1, 2>, BF16>(p, s);
     case 418: return mma_launch<cfg::W4Mma<4, 1, 8>, BF16>(p, s);
-    case 421: return mma_launch<cfg::W4Mma<4, 2, 1>, BF16>(p, s);
-    case 424: return mma_launch<cfg::W4Mma<4, 2, 4>, BF16>(p, s);
-    case 442: return mma_launch<cfg::W4Mma<4, 4, 2>, BF16>(p, s);
-    case 30211: return mma_launch<cfg::W4Mma<2, 1, 1, 0, false, 3>, BF16>(p, s);
-    case 30212: return mma_launch<cfg::W4Mma<2, 1, 2, 0, false, 3>, BF16>(p, s);
-    case 30221: return mma_launch<cfg::W4Mma<2, 2, 1, 0, false, 3>, BF16>(p, s);
     case 30411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3>, BF16>(p, s);
     case 30412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3>, BF16>(p, s);
-    case 40412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 4>, BF16>(p, s);
-    case 30421: return mma_launch<cfg::W4Mma<4, 2, 1, 0, false, 3>, BF16>(p, s);
-    case 30418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 3>, BF16>(p, s);
     case 224: return mma_launch<cfg::W4Mma<2, 2, 4>, BF16>(p, s);
     case 711: return mma_launch<cfg::W4Mma<1, 1, 1, 2>, BF16>(p, s);
     case 712: return mma_launch<cfg::W4Mma<1, 1, 2, 2>, BF16>(p, s);
@@ -544,13 +535,12 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 4811: return mma_launch<cfg::W4Mma<1, 1, 1, 3, true>, BF16>(p, s);
     case 4812: return mma_launch<cfg::W4Mma<1, 1, 2, 3, true>, BF16>(p, s);
     case 4912: return mma_launch<cfg::W4Mma<1, 1, 2, 4, true>, BF16>(p, s);
-    case 5012: return mma_launch<cfg::W4Mma<1, 1, 2, 5, true>, BF16>(p, s);
     case 5111: return mma_launch<cfg::W4Mma<1, 1, 1, 6, true>, BF16>(p, s);
     default:
-      throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 421, 424, 442, 224 (flat), "
-                                "30211, 30212, 30221, 30411, 30412, 40412, 30421, 30418 (flat, at most 3 or 4 stages), "
+      throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 224 (flat), "
+                                "30411, 30412 (flat, at most 3 stages), "
                                 "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1012, 1111 (2 .. 6 producer warps), "
-                                "4811, 4812, 4912, 5012, 5111 (the same, consumer loads 3 chunks ahead) "
+                                "4811, 4812, 4912, 5111 (the same, consumer loads 3 chunks ahead) "
                                 "(decode_cols 2000 + form)");
   }
 }
