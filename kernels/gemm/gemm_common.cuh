@@ -75,6 +75,16 @@ __device__ __forceinline__ void load16(void* smem, const std::uint8_t* src, std:
 }
 
 #ifdef MXK_GEMM_HAVE_WGMMA
+// Programmatic dependent launch (PTX ISA 9.7.13.13, griddepcontrol; the
+// kernels launched by launch_smem<..., true>): pdl_trigger lets the next
+// kernel of the stream, if it was launched with the attribute, start its
+// blocks once every block of this grid has triggered (they still wait for
+// free SM resources); pdl_wait blocks the thread until the grids this one
+// depends on have completed and their memory is visible (at once without a
+// programmatic predecessor). A kernel calls pdl_wait before its first global
+// memory access; only shared-memory set-up may come before it.
+__device__ __forceinline__ void pdl_trigger() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
+__device__ __forceinline__ void pdl_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }

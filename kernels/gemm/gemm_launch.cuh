@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "gemm/gemm_host.hpp"
@@ -24,14 +25,44 @@ inline int sm_count() {
   return n;
 }
 
+// Whether the kernels that support it are launched as programmatic dependents
+// (PDL): on unless the environment sets MXK_GEMM_PDL=0 (read once per process;
+// for timing both ways in one binary, mxgemmbench).
+inline bool pdl_on() {
+  static const bool on = [] {
+    const char* v = std::getenv("MXK_GEMM_PDL");
+    return !(v != nullptr && v[0] == '0' && v[1] == '\0');
+  }();
+  return on;
+}
+
 // Kern<<<blocks, threads, Bytes, stream>>>(p), after setting Kern's dynamic
 // shared-memory limit to Bytes (the attribute call is made once: a static of
 // this instantiation). `name` names the kernel in error messages. The caller
-// has checked that `blocks` fits the grid's x dimension.
-template <auto Kern, int Bytes, class P>
+// has checked that `blocks` fits the grid's x dimension. PDL: Kern calls
+// pdl_wait before any global memory access (gemm_common.cuh), so it may be
+// launched with the programmatic stream serialization attribute (pdl_on()):
+// its blocks may start, and set up shared memory, while the kernel before it
+// in the stream finishes.
+template <auto Kern, int Bytes, class P, bool PDL = false>
 void launch_smem(std::int64_t blocks, int threads, const P& p, cudaStream_t stream, const char* name) {
   static const cudaError_t attr = cudaFuncSetAttribute(Kern, cudaFuncAttributeMaxDynamicSharedMemorySize, Bytes);
   if (attr != cudaSuccess) check_cuda(attr, (std::string(name) + " smem attribute").c_str());
+  if (PDL && pdl_on()) {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+    cfg.blockDim = dim3(static_cast<unsigned>(threads));
+    cfg.dynamicSmemBytes = Bytes;
+    cfg.stream = stream;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, Kern, p);
+    if (e != cudaSuccess) check_cuda(e, (std::string(name) + " launch").c_str());
+    return;
+  }
   Kern<<<static_cast<unsigned>(blocks), threads, Bytes, stream>>>(p);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) check_cuda(e, (std::string(name) + " launch").c_str());

@@ -274,6 +274,7 @@ __global__ void __launch_bounds__(128 * C::W, 1) w4a16_rs_kernel(const RsParams 
   std::uint64_t* const hand = reinterpret_cast<std::uint64_t*>(smem + L::BARS);  // hand[W], then ready[W]
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x / p.mt) * 64, m0 = (blockIdx.x % p.mt) * C::NA;
   const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
+  pdl_trigger();
   // Rows of A past M and of B past N are never loaded: zero the stages once
   // (they only reach elements of D that are not stored).
   for (int i = L::STAGES / 16 + tid; i < L::BYTES / 16; i += L::THREADS)
@@ -287,6 +288,7 @@ __global__ void __launch_bounds__(128 * C::W, 1) w4a16_rs_kernel(const RsParams 
 #pragma unroll
     for (int k = 0; k < 8; ++k) reinterpret_cast<uint4*>(smem + 128 * b)[(k + b) & 7] = make_uint4(v, v, v, v);
   }
+  pdl_wait();  // the kernel before this one (PDL) is done: global memory from here on
   if (g == 0) {  // the accumulator starts at C (or +0)
     const std::int64_t nr = n0 + 16 * (wt >> 5) + (l >> 2), mc = m0 + 2 * (l & 3);
     float acc[R];
@@ -342,7 +344,8 @@ void rs_launch(RsParams p, cudaStream_t stream) {
   p.mt = (p.m + C::NA - 1) / C::NA;
   const std::int64_t blocks = (p.n + 63) / 64 * p.mt;
   if (blocks > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
-  launch_smem<w4a16_rs_kernel<C, BF16>, L::BYTES>(blocks, L::THREADS, p, stream, "w4a16_rs_kernel (decode)");
+  launch_smem<w4a16_rs_kernel<C, BF16>, L::BYTES, RsParams, true>(blocks, L::THREADS, p, stream,
+                                                                   "w4a16_rs_kernel (decode)");
 }
 
 template <bool BF16>

@@ -358,12 +358,14 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
   std::uint8_t* const stages = smem + L::STAGES;
   const MmaLoader q = mma_loader<MmaLayout<C>>(p, m0, n0, tid);
+  pdl_trigger();
+  mma_prepare<C>(smem, q);  // shared memory only (tables, zero rows: none the copies below write)
+  pdl_wait();               // the kernel before this one (PDL) is done: global memory from here on
 #pragma unroll 1  // one copy of the copy code (run once per block: every instruction of it is fetched cold)
   for (int s = 0; s < L::ST - 1; ++s) {
     if (s < ntiles) mma_load<MmaLayout<C>>(stages + s * L::STAGE, p, q, s, tid);
     cp_async_commit();
   }
-  mma_prepare<C>(smem, q);
   const std::int64_t row0 = n0 + 16 * (w % C::TR), tok0 = m0 + 8 * C::NT * (w / C::TR);
   float acc[C::NT][4];
   mma_init<C::NT>(acc, p, row0, tok0);
@@ -416,13 +418,7 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
   std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(smem + L::BARS);
   std::uint64_t* const empty = full + L::ST;
   const MmaLoader q = mma_loader<MmaLayout<C>>(p, m0, n0, l);
-  if (producer) {  // own k-tiles 0 .. OWN - 2 (a loop, not unrolled: one copy of the copy code, fetched cold)
-#pragma unroll 1
-    for (int j = 0; j < L::OWN - 1; ++j) {
-      if (w + C::P * j < ntiles) mma_load<MmaLayout<C>>(stages + (w + C::P * j) * L::STAGE, p, q, w + C::P * j, l);
-      cp_async_commit();
-    }
-  }
+  pdl_trigger();
   if (tid == 0) {
     for (int b = 0; b < L::ST; ++b) {
       mbar_init(full + b, 32);
@@ -430,7 +426,15 @@ __global__ void __launch_bounds__(32 * (C::P + C::TG), 1) w4a16_mma_pc_kernel(co
     }
     mbar_init_fence();
   }
-  mma_prepare<C>(smem, q);
+  mma_prepare<C>(smem, q);  // shared memory only (tables, zero rows: none the copies below write)
+  pdl_wait();               // the kernel before this one (PDL) is done: global memory from here on
+  if (producer) {  // own k-tiles 0 .. OWN - 2 (a loop, not unrolled: one copy of the copy code, fetched cold)
+#pragma unroll 1
+    for (int j = 0; j < L::OWN - 1; ++j) {
+      if (w + C::P * j < ntiles) mma_load<MmaLayout<C>>(stages + (w + C::P * j) * L::STAGE, p, q, w + C::P * j, l);
+      cp_async_commit();
+    }
+  }
   __syncthreads();  // tables, zero rows, barriers
   if (producer) {
     const std::uint8_t* const lut = smem + 4 * l;
@@ -504,9 +508,11 @@ void mma_launch(MmaParams p, cudaStream_t stream) {
   const std::int64_t blocks = (p.n + L::ROWS - 1) / L::ROWS * p.mt;
   if (blocks > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
   if constexpr (L::PC)
-    launch_smem<w4a16_mma_pc_kernel<C, BF16>, L::BYTES>(blocks, L::THREADS, p, stream, "w4a16_mma_pc_kernel");
+    launch_smem<w4a16_mma_pc_kernel<C, BF16>, L::BYTES, MmaParams, true>(blocks, L::THREADS, p, stream,
+                                                                           "w4a16_mma_pc_kernel");
   else
-    launch_smem<w4a16_mma_kernel<C, BF16>, L::BYTES>(blocks, L::THREADS, p, stream, "w4a16_mma_kernel");
+    launch_smem<w4a16_mma_kernel<C, BF16>, L::BYTES, MmaParams, true>(blocks, L::THREADS, p, stream,
+                                                                        "w4a16_mma_kernel");
 }
 
 // The forms (cfg::W4Mma<TR, TG, NT, P>::FORM).
