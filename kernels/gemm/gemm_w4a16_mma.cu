@@ -115,6 +115,13 @@ struct MmaLayout {
   // 45.89 / 45.98; 742 40.43 / 40.32 against 64.24 / 62.25), and 814 at
   // 32 x 2048 x 7168 20.57 / 20.48 against 20.92 / 20.74.
   static constexpr bool EARLY = PC && OWN == 2 && C::P >= 4;
+  // PDL: launched as a programmatic dependent (launch_smem<..., true>; shared-memory set-up before
+  // pdl_wait, the copies after it). Not for the flat forms of at most STX stages (two blocks per SM): the
+  // next grid's early blocks share SMs with this one's, and the tables before the first copies cost them.
+  // Run 15 (h100-pdl/call1, H100, same binary, us, PDL / not / cuBLAS bf16): 16 x 2048 x 7168 (1012) 15.09 /
+  // 17.30 / 15.47; 64 x 7168 x 2048 (418) 14.75 / 17.20 / 13.36; 16 x 7168 x 2048 (30412) 13.20 / 12.51 /
+  // 12.79, where main's order (copies first, no PDL) took 11.91 (run15-final).
+  static constexpr bool PDL = PC || C::STX == 0;
   static_assert(!EARLY || ST == 2 * C::P, "two stages per producer");
   static __device__ __forceinline__ int producer_of(int w) {  // producer index of warp w, or -1
     if constexpr (ALONE) return w == 3 ? -1 : w < 3 ? w : w - 1;
@@ -358,14 +365,17 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
   std::uint8_t* const stages = smem + L::STAGES;
   const MmaLoader q = mma_loader<MmaLayout<C>>(p, m0, n0, tid);
-  pdl_trigger();
-  mma_prepare<C>(smem, q);  // shared memory only (tables, zero rows: none the copies below write)
-  pdl_wait();               // the kernel before this one (PDL) is done: global memory from here on
+  if constexpr (L::PDL) {
+    pdl_trigger();
+    mma_prepare<C>(smem, q);  // shared memory only (tables, zero rows: none the copies below write)
+    pdl_wait();               // the kernel before this one (PDL) is done: global memory from here on
+  }
 #pragma unroll 1  // one copy of the copy code (run once per block: every instruction of it is fetched cold)
   for (int s = 0; s < L::ST - 1; ++s) {
     if (s < ntiles) mma_load<MmaLayout<C>>(stages + s * L::STAGE, p, q, s, tid);
     cp_async_commit();
   }
+  if constexpr (!L::PDL) mma_prepare<C>(smem, q);  // the tables while the first copies land
   const std::int64_t row0 = n0 + 16 * (w % C::TR), tok0 = m0 + 8 * C::NT * (w / C::TR);
   float acc[C::NT][4];
   mma_init<C::NT>(acc, p, row0, tok0);
@@ -511,8 +521,8 @@ void mma_launch(MmaParams p, cudaStream_t stream) {
     launch_smem<w4a16_mma_pc_kernel<C, BF16>, L::BYTES, MmaParams, true>(blocks, L::THREADS, p, stream,
                                                                            "w4a16_mma_pc_kernel");
   else
-    launch_smem<w4a16_mma_kernel<C, BF16>, L::BYTES, MmaParams, true>(blocks, L::THREADS, p, stream,
-                                                                        "w4a16_mma_kernel");
+    launch_smem<w4a16_mma_kernel<C, BF16>, L::BYTES, MmaParams, L::PDL>(blocks, L::THREADS, p, stream,
+                                                                          "w4a16_mma_kernel");
 }
 
 // The forms (cfg::W4Mma<TR, TG, NT, P>::FORM).
