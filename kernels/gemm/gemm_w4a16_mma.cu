@@ -518,8 +518,8 @@ void mma_launch(MmaParams p, cudaStream_t stream) {
   const std::int64_t blocks = (p.n + L::ROWS - 1) / L::ROWS * p.mt;
   if (blocks > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
   if constexpr (L::PC)
-    launch_smem<w4a16_mma_pc_kernel<C, BF16>, L::BYTES, MmaParams, true>(blocks, L::THREADS, p, stream,
-                                                                           "w4a16_mma_pc_kernel");
+    launch_smem<w4a16_mma_pc_kernel<C, BF16>, L::BYTES, MmaParams, L::PDL>(blocks, L::THREADS, p, stream,
+                                                                             "w4a16_mma_pc_kernel");
   else
     launch_smem<w4a16_mma_kernel<C, BF16>, L::BYTES, MmaParams, L::PDL>(blocks, L::THREADS, p, stream,
                                                                           "w4a16_mma_kernel");
