@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "common/col_stream.cuh"
+#include "common/launch_ex.cuh"
 #include "common/launch.hpp"
 #include "common/row_select.hpp"
 #include "common/tiles.cuh"
@@ -53,17 +54,7 @@ inline int grid_for(std::int64_t work_items, int per_block) {
 template <class Q, class... KArgs, class... Args>
 void launch_quant_kernel(void (*k)(KArgs...), dim3 grid, dim3 block, cudaStream_t s, Args... args) {
   if constexpr (dev::kReadsGlobalAmax<Q>) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = s;
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = at;
-    cfg.numAttrs = 1;
-    check(cudaLaunchKernelEx(&cfg, k, static_cast<KArgs>(args)...), "quantize kernel launch (programmatic)");
+    check(launch_ex(LaunchAttr::programmatic, k, grid, block, 0, s, args...), "quantize kernel launch (programmatic)");
   } else {
     k<<<grid, block, 0, s>>>(static_cast<KArgs>(args)...);
   }
@@ -194,18 +185,9 @@ void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, 
   unsigned long long sid = 0;
   check(cudaStreamGetId(s, &sid), "cudaStreamGetId");
   dev::OnePassSync* sync = one_pass_syncs().get(devi, sid, s);
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(grid));
-  cfg.blockDim = dim3(static_cast<unsigned>(32 * nw));
-  cfg.dynamicSmemBytes = 0;
-  cfg.stream = s;
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeCooperative;
-  at[0].val.cooperative = 1;
-  cfg.attrs = at;
-  cfg.numAttrs = 1;
   // the amax word is the caller's writable scratch (QuantLaunch::gamax): the kernel writes the global amax there
-  check(cudaLaunchKernelEx(&cfg, dev::k_nvfp4_one_pass<In, Q>, x, p, nch, sync, const_cast<std::uint32_t*>(p.gamax)),
+  check(launch_ex(LaunchAttr::cooperative, dev::k_nvfp4_one_pass<In, Q>, dim3(static_cast<unsigned>(grid)),
+                  dim3(static_cast<unsigned>(32 * nw)), 0, s, x, p, nch, sync, const_cast<std::uint32_t*>(p.gamax)),
         "nvfp4 one-pass kernel launch (cooperative)");
 }
 

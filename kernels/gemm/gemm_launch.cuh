@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/launch_ex.cuh"
 #include "gemm/gemm_host.hpp"
 
 namespace mxk::gemm {
@@ -49,17 +50,8 @@ void launch_smem(std::int64_t blocks, int threads, const P& p, cudaStream_t stre
   static const cudaError_t attr = cudaFuncSetAttribute(Kern, cudaFuncAttributeMaxDynamicSharedMemorySize, Bytes);
   if (attr != cudaSuccess) check_cuda(attr, (std::string(name) + " smem attribute").c_str());
   if (PDL && pdl_on()) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(static_cast<unsigned>(blocks));
-    cfg.blockDim = dim3(static_cast<unsigned>(threads));
-    cfg.dynamicSmemBytes = Bytes;
-    cfg.stream = stream;
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = at;
-    cfg.numAttrs = 1;
-    const cudaError_t e = cudaLaunchKernelEx(&cfg, Kern, p);
+    const cudaError_t e = detail::launch_ex(detail::LaunchAttr::programmatic, Kern, dim3(static_cast<unsigned>(blocks)),
+                                            dim3(static_cast<unsigned>(threads)), Bytes, stream, p);
     if (e != cudaSuccess) check_cuda(e, (std::string(name) + " launch").c_str());
     return;
   }
