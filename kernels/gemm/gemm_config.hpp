@@ -71,10 +71,25 @@ constexpr int kW4Group = 8;
 // ahead). Measured on the H100 (bench/results/gemm-ws.md): 128 x 256 tiles
 // (twice the widening per MAC) were 25% slower than 256 x 128; NP = 2 gave
 // no measurable change against NP = 1 (490.5 vs 496.3 TFLOP/s, two calls).
-struct W4Ws {
-  static constexpr int BM = 256, BN = 128, KT = 64, ST = 4, RS = 5, NP = 2, GROUP = 8;
-  static constexpr int PRODUCER_REGS = 80, CONSUMER_REGS = 176;  // setmaxnreg
+// BM = 64 (M <= 64, decode_cols 6000 + BN with NP = 1, 6100 + BN with NP = 2,
+// BN 16, 32, 64, 128): tokens on the wgmma's M side, one consumer warpgroup
+// (m64nBNk16 from shared memory), the block's BN rows of B widened once by the
+// producers; as many stages as fit about 180 KB (at most 16), no setmaxnreg
+// (REGS 0), launched as a programmatic dependent (PDL).
+template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_>
+struct W4WsT {
+  static constexpr int BM = BM_, BN = BN_, KT = 64, ST = ST_, RS = RS_, NP = NP_, GROUP = 8;
+  static constexpr int NC = BM_ == 64 ? 1 : 2;  // consumer warpgroups
+  static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg (0: none)
+  static constexpr bool PDL = BM_ == 64;
 };
+using W4Ws = W4WsT<256, 128, 2, 4, 5, 80, 176>;
+constexpr int w4_ws_decode_stages(int bn) {
+  const int st = 180 * 1024 / (64 * 64 * 2 + bn * 64 * 2);
+  return st < 16 ? st : 16;
+}
+template <int BN, int NP>
+using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN), 8, 0, 0>;
 // M > 64 with A and packed B readable by TMA (16-byte aligned rows): the
 // register-A kernel (gemm_w4a16_rs.cu) computes D^T = B A^T: BN rows of B
 // (the wgmma's M side, 64 per consumer warpgroup, widened by the consumers
