@@ -72,10 +72,13 @@ constexpr int kW4Group = 8;
 // (twice the widening per MAC) were 25% slower than 256 x 128; NP = 2 gave
 // no measurable change against NP = 1 (490.5 vs 496.3 TFLOP/s, two calls).
 // BM = 64 (M <= 64, decode_cols 6000 + BN with NP = 1, 6100 + BN with NP = 2,
-// BN 16, 32, 64, 128): tokens on the wgmma's M side, one consumer warpgroup
-// (m64nBNk16 from shared memory), the block's BN rows of B widened once by the
-// producers; as many stages as fit about 180 KB (at most 16), no setmaxnreg
-// (REGS 0), launched as a programmatic dependent (PDL).
+// 6300 + BN with NP = 4; BN 16, 32, 64, 128): tokens on the wgmma's M side,
+// one consumer warpgroup (m64nBNk16 from shared memory), the block's BN rows of
+// B widened once by the producers, in G = 128 NP / (2 BN) groups where a
+// k-tile has fewer 32-element chunks than producer threads (group g widens
+// k-tiles g, g + G, ...: RS per group 8, 4 from G = 4, 3 from G = 8); as many
+// stages as fit about 200 KB with the raw rings (at most 16, a multiple of G),
+// no setmaxnreg (REGS 0), launched as a programmatic dependent (PDL).
 template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_>
 struct W4WsT {
   static constexpr int BM = BM_, BN = BN_, KT = 64, ST = ST_, RS = RS_, NP = NP_, GROUP = 8;
@@ -84,12 +87,17 @@ struct W4WsT {
   static constexpr bool PDL = BM_ == 64;
 };
 using W4Ws = W4WsT<256, 128, 2, 4, 5, 80, 176>;
-constexpr int w4_ws_decode_stages(int bn) {
-  const int st = 180 * 1024 / (64 * 64 * 2 + bn * 64 * 2);
-  return st < 16 ? st : 16;
+constexpr int w4_ws_groups(int bn, int np) { return 2 * bn < 128 * np ? 128 * np / (2 * bn) : 1; }
+constexpr int w4_ws_decode_rs(int bn, int np) {
+  const int g = w4_ws_groups(bn, np);
+  return g >= 8 ? 3 : g >= 4 ? 4 : 8;
+}
+constexpr int w4_ws_decode_stages(int bn, int np) {  // A 8 KB + widened B 128 BN per stage; raw stages 40 BN
+  const int g = w4_ws_groups(bn, np), st = (200 * 1024 - g * w4_ws_decode_rs(bn, np) * 40 * bn) / (8192 + 128 * bn);
+  return (st < 16 ? st : 16) / g * g;
 }
 template <int BN, int NP>
-using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN), 8, 0, 0>;
+using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0>;
 // M > 64 with A and packed B readable by TMA (16-byte aligned rows): the
 // register-A kernel (gemm_w4a16_rs.cu) computes D^T = B A^T: BN rows of B
 // (the wgmma's M side, 64 per consumer warpgroup, widened by the consumers

@@ -258,9 +258,9 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   if (x.m > 64 && (x.bn == 0 || force_ws) && w4a16_ws_launch(x, static_cast<cudaStream_t>(stream))) return;
   int bn = x.bn;
   const auto s = static_cast<cudaStream_t>(stream);
-  // M <= 64, decode_cols 6000 .. 6299: the warp-specialized kernel's BM = 64 forms (gemm_w4a16_ws.cu; tokens on
+  // M <= 64, decode_cols 6000 .. 6499: the warp-specialized kernel's BM = 64 forms (gemm_w4a16_ws.cu; tokens on
   // the wgmma's M side, B widened into shared memory by producer warps); they need A readable by TMA and say so
-  if (x.m <= 64 && bn == 0 && x.decode_cols >= 6000 && x.decode_cols < 6300)
+  if (x.m <= 64 && bn == 0 && x.decode_cols >= 6000 && x.decode_cols < 6500)
     return w4a16_ws_decode_launch(x, x.decode_cols, s);
   if (x.m <= 64 && bn == 0) {  // B widened in registers: mma.sync (decode_cols >= 2000) or wgmma (1..1064)
     const int dc = x.decode_cols;

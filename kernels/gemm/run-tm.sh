@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run-tm.sh - issue 10 at M <= 64 (helper tm), one device call: the warp-
-# specialized kernel's BM = 64 forms (decode_cols 6000 + BN, 6100 + BN).
+# specialized kernel's BM = 64 forms (decode_cols 6000 / 6100 / 6300 + BN).
 # Applies the overlay (.devrun/tm/overlay), builds mxgemmbench + mx_gemm_gate
 # (kernels/gemm/standalone, 90a-real, -j16), times the launcher (cols 0: the
 # decode kernels, main's code) and the new forms alternately at the four
@@ -28,7 +28,7 @@ t() {  # binary-free: shape, cols
   [ $rc = 124 ] && BAD="$BAD$2 "
   echo "$out" | tail -1 | cut -c1-160 >>"$S"
 }
-W7="6064 6164 6128 6228"; W2="6016 6116 6032 6132"
+W7=${W7:-6064 6164 6364 6228 6428}; W2=${W2:-6016 6116 6316 6032 6132 6332}
 for round in 1 2; do
   log "## round $round (shape cols: M,N,K,us,TFLOP/s; cols 0 = the launcher, main's decode kernels)"
   for s in "64 7168 2048" "16 7168 2048"; do [ $round = 2 ] && [ "${s%% *}" != 64 ] && continue
@@ -39,15 +39,15 @@ for round in 1 2; do
   log "round $round done $(el) s"
 done
 SAN=GemmGateSanitizer.W4a16WsDecode
-timeout 75 compute-sanitizer --tool memcheck --error-exitcode 9 $GATE --gtest_filter=$SAN >"$O/memcheck.log" 2>&1 & p1=$!
-timeout 75 compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 9 $GATE --gtest_filter=$SAN >"$O/racecheck.log" 2>&1 & p2=$!
-timeout 75 $GATE >"$O/gate.log" 2>&1
+timeout ${GT:-105} compute-sanitizer --tool memcheck --error-exitcode 9 $GATE --gtest_filter=$SAN >"$O/memcheck.log" 2>&1 & p1=$!
+timeout ${GT:-105} compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 9 $GATE --gtest_filter=$SAN >"$O/racecheck.log" 2>&1 & p2=$!
+timeout ${GT:-105} $GATE >"$O/gate.log" 2>&1
 log "gate rc=$? $(el) s: $(grep -E '^\[  PASSED|^\[  FAILED' "$O/gate.log" | tr '\n' ' ') ok=$(grep -cE '^\[       OK' "$O/gate.log")"
 grep -E "Failure|w4a16 m=|^\[  FAILED" "$O/gate.log" | head -8 >>"$S"
 wait $p1; log "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$O/memcheck.log" | tail -1) $(grep -cE '^\[       OK' "$O/memcheck.log") ok"
 wait $p2; log "racecheck rc=$? $(grep -E 'RACECHECK SUMMARY' "$O/racecheck.log" | tail -1) $(grep -cE '^\[       OK' "$O/racecheck.log") ok"
-for c in ${NCU_COLS:-6016 6032}; do
-  [ $(el) -gt ${NCU_BY:-185} ] && { log "ncu $c skipped (time)"; continue; }
+for c in ${NCU_COLS:-6116}; do
+  [ $(el) -gt ${NCU_BY:-190} ] && { log "ncu $c skipped (time)"; continue; }
   timeout 15 ncu --clock-control none -k regex:w4a16_ws_kernel --launch-skip 3 -c 1 --section SpeedOfLight \
     --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
     "$NEW" time w4a16 64 2048 7168 2 0 $c >"$O/ncu_$c.txt" 2>&1
