@@ -447,7 +447,7 @@ TEST(GemmGate, W4a16MmaKernel) {  // bn 0, M <= 64, decode_cols 2000 + form: eve
 // M = 1, 3, 17, 63, 64 and others, N ragged against BN, K ragged against the
 // k-tile of 64 and below it (K % 8 == 0: A by TMA), rings that wrap, dense and
 // tcgen05 scales, planted specials (NaN/Inf A; 0xFF/0x00/0xFE/0x01 scales),
-// with and without C, fp32 and bf16 out.
+// with and without C, fp32 and bf16 out; the launcher's choice of them.
 TEST(GemmGate, W4a16WsDecode) {
   REQUIRE_GPU();
   std::uint64_t seed = 1300;
@@ -458,6 +458,11 @@ TEST(GemmGate, W4a16WsDecode) {
       run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0,
               static_cast<int>(seed % 4 == 0 ? 40 : 3), 0, form},
              seed++);
+  // the launcher (decode_cols 0) at 32 < M <= 64 (cfg::w4_ws_decode_code): 6016 where N / 16 blocks fit the
+  // SMs, 6364 where N / 64 do, the decode kernels where TMA cannot read A (K % 8 != 0)
+  for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{33, 200, 520}, {48, 2200, 136},
+                         {64, 3000, 72}, {40, 100, 77}, {64, 2200, 100}})
+    run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0, 3, 0, 0}, seed++);
 }
 
 // In-group cancellation (A row pairs against B pairs of opposite sign: each

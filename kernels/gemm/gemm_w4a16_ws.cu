@@ -279,15 +279,12 @@ bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) { return launc
 
 namespace {
 template <int BN, int NP>
-void decode_form(const W4a16GemmArgs& x, cudaStream_t stream) {
-  if (!launch_cfg<cfg::W4WsDecode<BN, NP>>(x, stream))
-    throw mx::InvalidArgument(
-        "w4a16 GEMM: the warp-specialized M <= 64 forms (decode_cols 6000 / 6100 / 6300 + BN) read A by TMA: "
-        "A's base must be 16-byte aligned and its row pitch a multiple of 16 bytes (lda % 8 == 0)");
+bool decode_form(const W4a16GemmArgs& x, cudaStream_t stream) {
+  return launch_cfg<cfg::W4WsDecode<BN, NP>>(x, stream);
 }
 }  // namespace
 
-void w4a16_ws_decode_launch(const W4a16GemmArgs& x, int code, cudaStream_t stream) {
+bool w4a16_ws_decode_launch(const W4a16GemmArgs& x, int code, cudaStream_t stream) {
   if (x.m > 64) throw mx::InvalidArgument("w4a16 GEMM: decode_cols 6000 / 6100 / 6300 + BN take M <= 64");
   switch (code) {
     case 6016: return decode_form<16, 1>(x, stream);
