@@ -28,6 +28,9 @@
 // rows, K ragged against 16, 32 and the k-tile 256, rings that wrap, planted
 // specials, in-group cancellation, extreme scales (W4a16MmaKernel,
 // W4a16MmaCancellation, GemmGateSanitizer.W4a16Mma).
+// w4a16 M <= 64 on the warp-specialized kernel's BM = 64 forms (decode_cols
+// 6000 / 6100 / 6300 + BN: TMA of A, so K % 8 == 0 here): W4a16WsDecode,
+// GemmGateSanitizer.W4a16WsDecode; A that TMA cannot read: GemmGate.Errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -295,6 +298,29 @@ TEST(GemmGateSanitizer, W4a16RegisterA) {
   run_w4({130, 136, 224, kDense, Fmt::fp32, true, 3, 256}, 17);  // the warp-specialized kernel (bn 256) there
 }
 
+// The warp-specialized kernel's BM = 64 forms (decode_cols 6000 + BN with one
+// producer warpgroup, 6100 + BN with two, 6300 + BN with four), one case each:
+// stage rings that wrap (ST and RS per form: cfg::W4WsDecode), producer groups
+// (G = 128 NP / (2 BN) > 1, each with its own raw ring: 6016 G 4, 6116 G 8,
+// 6132 G 4, 6316 G 16, 6332 G 8, 6364 G 4, 6428 G 2) with raw rings that wrap
+// and groups without a k-tile, ragged last k-tile, K below one k-tile, whole
+// k-tiles, partial tiles in N.
+TEST(GemmGateSanitizer, W4a16WsDecode) {
+  REQUIRE_GPU();
+  run_w4({3, 40, 1224, kDense, Fmt::fp32, true, 3, 0, 6016}, 61);  // 20 k-tiles over 16 stages, ragged
+  run_w4({17, 70, 1032, kTc, Fmt::bf16, false, 3, 0, 6032}, 62);   // 17 over 15, ragged
+  run_w4({64, 130, 776, kDense, Fmt::fp32, false, 3, 0, 6064}, 63);  // 13 over 11, ragged
+  run_w4({40, 200, 520, kTc, Fmt::bf16, true, 3, 0, 6128}, 64);    // 9 over 7, ragged
+  run_w4({1, 24, 1096, kTc, Fmt::fp32, false, 3, 0, 6116}, 65);    // two producer warpgroups: 18 over 16
+  run_w4({63, 33, 40, kDense, Fmt::bf16, true, 3, 0, 6132}, 66);   // K below one k-tile
+  run_w4({5, 64, 2048, kDense, Fmt::bf16, false, 3, 0, 6164}, 67);  // 32 whole k-tiles over 11
+  run_w4({64, 129, 512, kTc, Fmt::fp32, true, 3, 0, 6228}, 68);    // 8 whole k-tiles over 6
+  run_w4({2, 24, 3208, kDense, Fmt::bf16, false, 3, 0, 6316}, 69);  // 51 k-tiles: 16 groups' raw rings of 3 wrap
+  run_w4({33, 40, 2632, kTc, Fmt::fp32, true, 3, 0, 6332}, 70);    // 42 over 8 stages, 8 groups, ragged
+  run_w4({64, 70, 1480, kDense, Fmt::fp32, false, 3, 0, 6364}, 71);  // 24 over 8, 4 groups (rings of 4 wrap)
+  run_w4({17, 130, 72, kTc, Fmt::bf16, true, 3, 0, 6428}, 72);     // 2 k-tiles, one per group, ragged
+}
+
 // ---- the full gate ------------------------------------------------------------
 
 TEST(GemmGate, Mxfp8RaggedShapes) {
@@ -417,6 +443,28 @@ TEST(GemmGate, W4a16MmaKernel) {  // bn 0, M <= 64, decode_cols 2000 + form: eve
   run_w4({64, 7168, 2048, kTc, Fmt::bf16, true, 8, 0, 0}, seed++);
 }
 
+// The warp-specialized kernel's BM = 64 forms (decode_cols 6000 / 6100 / 6300 + BN):
+// M = 1, 3, 17, 63, 64 and others, N ragged against BN, K ragged against the
+// k-tile of 64 and below it (K % 8 == 0: A by TMA), rings that wrap, dense and
+// tcgen05 scales, planted specials (NaN/Inf A; 0xFF/0x00/0xFE/0x01 scales),
+// with and without C, fp32 and bf16 out; the launcher's choice of them.
+TEST(GemmGate, W4a16WsDecode) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 1300;
+  for (int form : {6016, 6032, 6064, 6128, 6116, 6132, 6164, 6228, 6316, 6332, 6364, 6428})
+    for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 64, 256}, {3, 130, 520},
+                           {17, 129, 1000}, {63, 200, 40}, {64, 64, 2080}, {64, 72, 8}, {9, 40, 1224},
+                           {33, 257, 136}, {64, 150, 1096}, {5, 40, 3208}})
+      run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0,
+              static_cast<int>(seed % 4 == 0 ? 40 : 3), 0, form},
+             seed++);
+  // the launcher (decode_cols 0) at 32 < M <= 64 (cfg::w4_ws_decode_code): 6016 where N / 16 blocks fit the
+  // SMs, 6364 where N / 64 do, the decode kernels where TMA cannot read A (K % 8 != 0)
+  for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{33, 200, 520}, {48, 2200, 136},
+                         {64, 3000, 72}, {40, 100, 77}, {64, 2200, 100}})
+    run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0, 3, 0, 0}, seed++);
+}
+
 // In-group cancellation (A row pairs against B pairs of opposite sign: each
 // k16 group sums to zero exactly, or to what C and the cut leave), huge and
 // tiny terms in one group (A from 2^-100 to 2^100), a large C, extreme scales
@@ -525,6 +573,11 @@ TEST(GemmGate, Errors) {
   const std::vector<std::uint16_t> a16(4 * 64, 0x3F80);
   EXPECT_THROW(mxk::w4a16_gemm_device(a16.data(), 4, b4, nullptr, Fmt::fp32, 0x7F, 0, 2999), mx::InvalidArgument);
   EXPECT_THROW(mxk::w4a16_gemm_device(a16.data(), 4, b4, nullptr, Fmt::fp32, 0x7F, 0, 2112), mx::InvalidArgument);
+  EXPECT_THROW(mxk::w4a16_gemm_device(a16.data(), 4, b4, nullptr, Fmt::fp32, 0x7F, 0, 6048), mx::InvalidArgument);
+  // the warp-specialized M <= 64 forms read A by TMA: rows of 2 K bytes, K = 60 is not a multiple of 16 bytes
+  const mx::Quantized b60 = quantize("mxfp4", random_matrix(4, 60, 3), 4, 60, kDense);
+  const std::vector<std::uint16_t> a60(4 * 60, 0x3F80);
+  EXPECT_THROW(mxk::w4a16_gemm_device(a60.data(), 4, b60, nullptr, Fmt::fp32, 0x7F, 0, 6032), mx::InvalidArgument);
 }
 
 }  // namespace

@@ -71,10 +71,33 @@ constexpr int kW4Group = 8;
 // ahead). Measured on the H100 (bench/results/gemm-ws.md): 128 x 256 tiles
 // (twice the widening per MAC) were 25% slower than 256 x 128; NP = 2 gave
 // no measurable change against NP = 1 (490.5 vs 496.3 TFLOP/s, two calls).
-struct W4Ws {
-  static constexpr int BM = 256, BN = 128, KT = 64, ST = 4, RS = 5, NP = 2, GROUP = 8;
-  static constexpr int PRODUCER_REGS = 80, CONSUMER_REGS = 176;  // setmaxnreg
+// BM = 64 (M <= 64, decode_cols 6000 + BN with NP = 1, 6100 + BN with NP = 2,
+// 6300 + BN with NP = 4; BN 16, 32, 64, 128): tokens on the wgmma's M side,
+// one consumer warpgroup (m64nBNk16 from shared memory), the block's BN rows of
+// B widened once by the producers, in G = 128 NP / (2 BN) groups where a
+// k-tile has fewer 32-element chunks than producer threads (group g widens
+// k-tiles g, g + G, ...: RS per group 8, 4 from G = 4, 3 from G = 8); as many
+// stages as fit about 200 KB with the raw rings (at most 16, a multiple of G),
+// no setmaxnreg (REGS 0), launched as a programmatic dependent (PDL).
+template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_>
+struct W4WsT {
+  static constexpr int BM = BM_, BN = BN_, KT = 64, ST = ST_, RS = RS_, NP = NP_, GROUP = 8;
+  static constexpr int NC = BM_ == 64 ? 1 : 2;  // consumer warpgroups
+  static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg (0: none)
+  static constexpr bool PDL = BM_ == 64;
 };
+using W4Ws = W4WsT<256, 128, 2, 4, 5, 80, 176>;
+constexpr int w4_ws_groups(int bn, int np) { return 2 * bn < 128 * np ? 128 * np / (2 * bn) : 1; }
+constexpr int w4_ws_decode_rs(int bn, int np) {
+  const int g = w4_ws_groups(bn, np);
+  return g >= 8 ? 3 : g >= 4 ? 4 : 8;
+}
+constexpr int w4_ws_decode_stages(int bn, int np) {  // A 8 KB + widened B 128 BN per stage; raw stages 40 BN
+  const int g = w4_ws_groups(bn, np), st = (200 * 1024 - g * w4_ws_decode_rs(bn, np) * 40 * bn) / (8192 + 128 * bn);
+  return (st < 16 ? st : 16) / g * g;
+}
+template <int BN, int NP>
+using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0>;
 // M > 64 with A and packed B readable by TMA (16-byte aligned rows): the
 // register-A kernel (gemm_w4a16_rs.cu) computes D^T = B A^T: BN rows of B
 // (the wgmma's M side, 64 per consumer warpgroup, widened by the consumers
@@ -226,6 +249,25 @@ inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
 inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
   (void)k;
   return w4_mma_wide(n, sms) || m <= 32;
+}
+// bn == 0, decode_cols == 0, 32 < M <= 64, A readable by TMA: the warp-
+// specialized kernel's BM = 64 form (cfg::W4WsDecode, decode_cols code; 0 =
+// none, the kernels above) with one wave of blocks: 64 x 16 tiles with one
+// producer warpgroup (G 4) where N / 16 blocks fit the SMs, else 64 x 64 with
+// four (G 4) where N / 64 do. Run 16 tm (bench/results/gemm-decode.md,
+// h100-tm/call2, H100, one call, rounds 1 / 2, us, the launcher's 418 / 724 and
+// cuBLAS bf16 in the same call): 64 x 7168 x 2048 6364 13.52 / 13.52 (418 14.75
+// / 14.68, cuBLAS 13.44 / 13.23; 6164 16.27, 6064 21.14, 6428 21.91, 6228
+// 26.79); 64 x 2048 x 7168 6016 19.89 / 19.88 (724 29.74 / 29.87, cuBLAS 15.77
+// / 15.89; 6116 20.91, 6316 21.98, 6332 25.03, 6132 27.19, 6032 34.62). At M =
+// 16 the mma.sync forms stay faster (16 x 7168 x 2048: 6364 14.73 against
+// 30412 12.07; 16 x 2048 x 7168: 6332 25.58 against 1012 14.94), hence M > 32;
+// M = 33 .. 63 not measured.
+inline int w4_ws_decode_code(std::int64_t m, std::int64_t n, int sms) {
+  if (m <= 32 || m > 64) return 0;
+  if ((n + 15) / 16 <= sms) return 6016;
+  if ((n + 63) / 64 <= sms) return 6364;
+  return 0;
 }
 
 }  // namespace mxk::gemm::cfg

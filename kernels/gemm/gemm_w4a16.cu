@@ -258,6 +258,20 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   if (x.m > 64 && (x.bn == 0 || force_ws) && w4a16_ws_launch(x, static_cast<cudaStream_t>(stream))) return;
   int bn = x.bn;
   const auto s = static_cast<cudaStream_t>(stream);
+  // M <= 64, decode_cols 6000 .. 6499: the warp-specialized kernel's BM = 64 forms (gemm_w4a16_ws.cu; tokens on
+  // the wgmma's M side, B widened into shared memory by producer warps); they need A readable by TMA and say so.
+  // decode_cols 0: the launcher takes the form of cfg::w4_ws_decode_code where there is one and TMA can read A.
+  if (x.m <= 64 && bn == 0 && x.decode_cols >= 6000 && x.decode_cols < 6500) {
+    if (!w4a16_ws_decode_launch(x, x.decode_cols, s))
+      throw mx::InvalidArgument(
+          "w4a16 GEMM: the warp-specialized M <= 64 forms (decode_cols 6000 / 6100 / 6300 + BN) read A by TMA: "
+          "A's base must be 16-byte aligned and its row pitch a multiple of 16 bytes (lda % 8 == 0)");
+    return;
+  }
+  if (x.m <= 64 && bn == 0 && x.decode_cols == 0) {
+    const int code = cfg::w4_ws_decode_code(x.m, x.n, sm_count());
+    if (code != 0 && w4a16_ws_decode_launch(x, code, s)) return;
+  }
   if (x.m <= 64 && bn == 0) {  // B widened in registers: mma.sync (decode_cols >= 2000) or wgmma (1..1064)
     const int dc = x.decode_cols;
     if (dc >= 2000 || (dc == 0 && cfg::w4_mma_on(x.m, x.n, x.k, sm_count())))

@@ -1,24 +1,32 @@
-// gemm_w4a16_ws.cu - the warp-specialized w4a16 GEMM for M > 64 on sm_90a,
+// gemm_w4a16_ws.cu - the warp-specialized w4a16 GEMM on sm_90a (M > 64, and
+// M <= 64 by a forced decode_cols code),
 // bit for bit reference/SPEC.md C11 `w4a16` (the same widening and the same
 // k-ordered chain of bf16 wgmma m64nNk16 steps into an fp32 accumulator as
 // gemm_w4a16.cu, so D does not depend on which kernel ran).
 //
-// A block owns a BM x BN tile of D (cfg::W4Ws: 256 x 128) and runs NP + 2
-// warpgroups (gemm_ws.cuh):
+// A block owns a BM x BN tile of D (cfg::W4Ws: 256 x 128; cfg::W4WsDecode:
+// 64 x BN, BN = 16 .. 128) and runs NP + NC warpgroups (gemm_ws.cuh):
 // - warpgroups 0 .. NP - 1, the producers: one thread loads A's k-tile (BM x
 //   64 bf16) by TMA with the 128-byte swizzle into stage s of the ring (zero
 //   fill past M and K); every producer thread copies its 32-element chunks of
 //   B's packed k-tile and their scale-code words by cp.async into a raw ring
 //   RS - 1 tiles ahead, widens them (the C11 widening of widen32; +0 past K)
 //   into stage s as bf16, fences the stores for the async proxy and arrives
-//   on full[s] (widening is the producers' bulk of work: NP = 2 share it);
-// - the last two warpgroups, the consumers: BM / 2 rows each (MI m64nBN row
-//   tiles), wait on full[s], issue the 4 k-steps, keep one k-tile of wgmma in
+//   on full[s] (widening is the producers' bulk of work: NP = 2 share it;
+//   where a k-tile has fewer chunks than producer threads - the narrow
+//   BM = 64 tiles - the producers form G groups, each taking every G-th
+//   k-tile with a raw ring of its own: G k-tiles are copied, widened and
+//   handed over at once instead of one k-tile's chain of latencies at a time);
+// - the last NC warpgroups (2, or 1 for BM = 64), the consumers: BM / NC rows
+//   each (MI m64nBN row tiles), wait on full[s], issue the 4 k-steps, keep one k-tile of wgmma in
 //   flight, and arrive on empty[s] of the previous k-tile (every thread: its
 //   reads are then ordered before the producer's next writes).
 // Every tile issues all its k-steps: steps past ceil(K / 16) have only zero
 // products (A is zero past K by TMA, B's padding is +0), which leave the
 // accumulator unchanged under the model (C11_W4a16.ExtraZeroStepsAreNoOps).
+// The BM = 64 forms (M <= 64: the tokens are the wgmma's M side, B's BN rows
+// are widened once per block) are launched as programmatic dependents: all
+// threads wait (griddepcontrol.wait) before the first global access.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -48,22 +56,29 @@ struct W4WsParams {
 template <class C>
 struct WsLayout {
   static constexpr int KB = C::KT / 32;                    // k-blocks per k-tile (2)
-  static constexpr int MI = C::BM / 128;                   // m64 row tiles per consumer warpgroup
+  static constexpr int MI = C::BM / (64 * C::NC);          // m64 row tiles per consumer warpgroup
   static constexpr int PT = 128 * C::NP;                   // producer threads
-  static constexpr int TASKS = C::BN * KB, TPT = TASKS / PT;  // 32-element chunks of B per k-tile, per thread
+  static constexpr int TASKS = C::BN * KB;                 // 32-element chunks of B per k-tile
+  // Producer groups: where a k-tile has fewer chunks than producer threads, G groups of GT = TASKS threads,
+  // group g taking k-tiles g, g + G, g + 2 G ... (each with its own raw ring); else one group of all PT.
+  static constexpr int G = TASKS < PT && PT % TASKS == 0 ? PT / TASKS : 1, GT = PT / G;
+  static constexpr int TPT = (TASKS + GT - 1) / GT;          // chunks per producer thread
+  static constexpr bool ALL = TASKS % GT == 0;             // every producer thread has TPT chunks
   static constexpr int A_BYTES = C::BM * C::KT * 2;         // per stage, 128-byte rows
   static constexpr int WB_BYTES = C::BN * C::KT * 2;        // widened B per stage: KT / 16 slices
   static constexpr int RAW_BYTES = TASKS * 16;              // packed B per raw stage: [KB][BN][16]
   static constexpr int RAW_STAGE = RAW_BYTES + 4 * TASKS;   // + the row's scale-code word per chunk
   static constexpr int A0 = 0;  // A stages, then widened B stages, raw stages, barriers
   static constexpr int WB0 = C::ST * A_BYTES, RAW0 = WB0 + C::ST * WB_BYTES;
-  static constexpr int BAR0 = RAW0 + C::RS * RAW_STAGE;
+  static constexpr int BAR0 = RAW0 + G * C::RS * RAW_STAGE;
   static constexpr int BYTES = BAR0 + 2 * C::ST * 8;
-  static constexpr int THREADS = PT + 256;
+  static constexpr int THREADS = PT + 128 * C::NC;
   static_assert(C::KT == 64 && A0 == 0, "one 128-byte swizzle span of bf16 per k-tile; one code word covers it");
-  static_assert(TPT * PT == TASKS, "whole chunks per producer thread");
-  static_assert(C::BM % 128 == 0 && MI * C::BN == 256, "consumers: 2 x MI x m64nBN, 128 fp32 each");
-  static_assert(PT * C::PRODUCER_REGS + 256 * C::CONSUMER_REGS <= 65536, "register file");
+  static_assert(ALL || TPT == 1, "whole chunks per producer thread, or at most one");
+  static_assert(C::ST % G == 0, "a stage always filled by the same producer group");
+  static_assert(C::BM == 64 * C::NC * MI && MI * C::BN <= 256, "consumers: NC x MI x m64nBN, <= 128 fp32 each");
+  static_assert((C::PRODUCER_REGS == 0) == (C::CONSUMER_REGS == 0), "setmaxnreg for both roles or neither");
+  static_assert(PT * C::PRODUCER_REGS + 128 * C::NC * C::CONSUMER_REGS <= 65536, "register file");
   static_assert(A_BYTES % 1024 == 0 && WB_BYTES % 1024 == 0 && RAW_STAGE % 16 == 0, "stage alignment");
   static_assert(BYTES <= 227 * 1024, "shared memory");
 };
@@ -97,62 +112,68 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
   auto* full = reinterpret_cast<std::uint64_t*>(smem + L::BAR0);
   auto* empty = full + C::ST;
   const int tid = static_cast<int>(threadIdx.x), wg = tid >> 7;
+  if constexpr (C::PDL) pdl_trigger();
   std::int64_t tm, tn;
   tile_of_block(p.mt, p.nt, C::GROUP, tm, tn);
   const std::int64_t m0 = tm * C::BM, n0 = tn * BN;
   const std::int64_t ntiles = (p.k + C::KT - 1) / C::KT;
   if (tid == 0) {
     for (int s = 0; s < C::ST; ++s) {
-      mbar_init(&full[s], L::PT + 1);  // the producer threads + the TMA's expect_tx arrival
-      mbar_init(&empty[s], 256);       // every consumer thread
+      mbar_init(&full[s], L::GT + 1);  // the producer group's threads + the TMA's expect_tx arrival
+      mbar_init(&empty[s], 128 * C::NC);  // every consumer thread
     }
     mbar_init_fence();
     tma_prefetch_map(&p.a_map);
   }
   __syncthreads();
+  if constexpr (C::PDL) pdl_wait();  // the kernel before this one (PDL) is done: global memory from here on
 
-  if (wg < C::NP) {  // ---- producers: TMA of A, cp.async + widening of B (chunks tid + PT i) ----
-    regs_dec<C::PRODUCER_REGS>();
+  if (wg < C::NP) {  // ---- producers: TMA of A, cp.async + widening of B (group g, chunks lt + GT i) ----
+    if constexpr (C::PRODUCER_REGS > 0) regs_dec<C::PRODUCER_REGS>();
+    constexpr int G = L::G, GT = L::GT;
+    const int g = G > 1 ? tid / GT : 0, lt = G > 1 ? tid % GT : tid;
     const std::uint8_t* brow[TPT];
     bool lb[TPT];
 #pragma unroll
     for (int i = 0; i < TPT; ++i) {
-      const std::int64_t n = n0 + (tid + L::PT * i) % BN;
-      lb[i] = n < p.n;
+      const std::int64_t n = n0 + (lt + GT * i) % BN;
+      lb[i] = n < p.n && (L::ALL || lt + GT * i < L::TASKS);  // else this thread has no chunk
       brow[i] = p.b + (lb[i] ? n * p.ldb : 0);
     }
-    std::uint8_t* raw = smem + L::RAW0;
-    auto load = [&](std::int64_t kt) {
+    std::uint8_t* raw = smem + L::RAW0 + g * C::RS * L::RAW_STAGE;  // the group's raw ring
+    auto load = [&](std::int64_t j) {  // the group's j-th k-tile, g + G j
 #pragma unroll
       for (int i = 0; i < TPT; ++i) {
-        const int t = tid + L::PT * i;
-        load_raw<C>(raw + (kt % C::RS) * L::RAW_STAGE, p, brow[i], lb[i], n0 + t % BN, kt, t);
+        const int t = lt + GT * i;
+        load_raw<C>(raw + (j % C::RS) * L::RAW_STAGE, p, brow[i], lb[i], n0 + t % BN, g + G * j, t);
       }
     };
 #pragma unroll
     for (int s = 0; s < C::RS - 1; ++s) {
-      if (s < ntiles) load(s);
+      if (g + G * s < ntiles) load(s);
       cp_async_commit();
     }
-    for (std::int64_t kt = 0; kt < ntiles; ++kt) {
+    for (std::int64_t j = 0; g + G * j < ntiles; ++j) {
+      const std::int64_t kt = g + G * j;
       const int s = static_cast<int>(kt % C::ST);
       const auto use = static_cast<std::uint32_t>(kt / C::ST);
       cp_async_wait<C::RS - 2>();  // raw tile kt landed (each thread reads only what it copied)
-      if (kt + C::RS - 1 < ntiles) load(kt + C::RS - 1);
+      if (g + G * (j + C::RS - 1) < ntiles) load(j + C::RS - 1);
       cp_async_commit();
       if (kt >= C::ST) mbar_wait(&empty[s], (use - 1) & 1);  // the consumers are done with stage s
-      if (tid == 0) {
+      if (lt == 0) {
         mbar_arrive_tx(&full[s], L::A_BYTES);
         tma_load_2d(smem + L::A0 + s * L::A_BYTES, &p.a_map, static_cast<std::int32_t>(kt * C::KT),
                     static_cast<std::int32_t>(m0), &full[s]);
       }
-      const std::uint8_t* rst = raw + (kt % C::RS) * L::RAW_STAGE;
+      const std::uint8_t* rst = raw + (j % C::RS) * L::RAW_STAGE;
       std::uint8_t* wb = smem + L::WB0 + s * L::WB_BYTES;
       const int sh = static_cast<int>(8 * ((kt * L::KB) & 3));
       const bool inside = (kt + 1) * C::KT <= p.k;  // no element past K: no masking
 #pragma unroll
       for (int i = 0; i < TPT; ++i) {  // chunk t: row r, k-block kb, 32 elements
-        const int t = tid + L::PT * i, r = t % BN, kb = t / BN;
+        const int t = lt + GT * i, r = t % BN, kb = t / BN;
+        if (!L::ALL && t >= L::TASKS) continue;
         const std::uint32_t word = reinterpret_cast<const std::uint32_t*>(rst + L::RAW_BYTES)[t];
         const uint4 rv = *reinterpret_cast<const uint4*>(rst + t * 16);
         const std::uint32_t f2 = ue8m0_bf16x2((word >> (sh + 8 * kb)) & 0xFFu);
@@ -173,8 +194,8 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
     return;
   }
 
-  // ---- consumers: BM / 2 rows each, MI m64nBN row tiles ----
-  regs_inc<C::CONSUMER_REGS>();
+  // ---- consumers: BM / NC rows each, MI m64nBN row tiles ----
+  if constexpr (C::CONSUMER_REGS > 0) regs_inc<C::CONSUMER_REGS>();
   const int cw = wg - C::NP;
   float acc[MI][BN / 2];
 #pragma unroll
@@ -228,7 +249,8 @@ void launch(const W4WsParams& p0, cudaStream_t stream) {
   p.mt = (p.m + C::BM - 1) / C::BM;
   p.nt = (p.n + C::BN - 1) / C::BN;
   if (p.mt * p.nt > 0x7FFFFFFF) throw mx::ShapeError("w4a16 GEMM: too many tiles");
-  launch_smem<w4a16_ws_kernel<C, BF16>, L::BYTES>(p.mt * p.nt, L::THREADS, p, stream, "w4a16_ws_kernel");
+  launch_smem<w4a16_ws_kernel<C, BF16>, L::BYTES, W4WsParams, C::PDL>(p.mt * p.nt, L::THREADS, p, stream,
+                                                                      "w4a16_ws_kernel");
 }
 
 template <class C>
@@ -254,5 +276,34 @@ bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
 }  // namespace
 
 bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::W4Ws>(x, stream); }
+
+namespace {
+template <int BN, int NP>
+bool decode_form(const W4a16GemmArgs& x, cudaStream_t stream) {
+  return launch_cfg<cfg::W4WsDecode<BN, NP>>(x, stream);
+}
+}  // namespace
+
+bool w4a16_ws_decode_launch(const W4a16GemmArgs& x, int code, cudaStream_t stream) {
+  if (x.m > 64) throw mx::InvalidArgument("w4a16 GEMM: decode_cols 6000 / 6100 / 6300 + BN take M <= 64");
+  switch (code) {
+    case 6016: return decode_form<16, 1>(x, stream);
+    case 6032: return decode_form<32, 1>(x, stream);
+    case 6064: return decode_form<64, 1>(x, stream);
+    case 6128: return decode_form<128, 1>(x, stream);
+    case 6116: return decode_form<16, 2>(x, stream);
+    case 6132: return decode_form<32, 2>(x, stream);
+    case 6164: return decode_form<64, 2>(x, stream);
+    case 6228: return decode_form<128, 2>(x, stream);
+    case 6316: return decode_form<16, 4>(x, stream);
+    case 6332: return decode_form<32, 4>(x, stream);
+    case 6364: return decode_form<64, 4>(x, stream);
+    case 6428: return decode_form<128, 4>(x, stream);
+    default:
+      throw mx::InvalidArgument(
+          "w4a16 GEMM: warp-specialized M <= 64 form must be 6016, 6032, 6064, 6128 (one producer warpgroup, "
+          "6000 + BN), 6116, 6132, 6164, 6228 (two, 6100 + BN) or 6316, 6332, 6364, 6428 (four, 6300 + BN)");
+  }
+}
 
 }  // namespace mxk::gemm

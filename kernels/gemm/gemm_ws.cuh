@@ -146,6 +146,10 @@ inline bool make_tma_map_2d(CUtensorMap* map, const void* base, std::uint32_t el
 // The warp-specialized w4a16 kernel for M > 64 (gemm_w4a16_ws.cu); false
 // (nothing launched) where A cannot be read by TMA.
 bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream);
+// Its BM = 64 forms for M <= 64 (decode_cols `code` = 6000 + BN with one
+// producer warpgroup, 6100 + BN with two, 6300 + BN with four; BN 16, 32, 64, 128); false
+// (nothing launched) where A cannot be read by TMA; throws InvalidArgument for another code or M > 64.
+bool w4a16_ws_decode_launch(const W4a16GemmArgs& x, int code, cudaStream_t stream);
 // The warp-specialized mxfp8 kernel for M > 64 (gemm_mxfp8_ws.cu); false
 // (nothing launched) where A or B cannot be read by TMA.
 bool mxfp8_ws_launch(const Mxfp8GemmArgs& x, cudaStream_t stream);

@@ -56,11 +56,15 @@ struct W4a16GemmArgs {
               // warp-specialized kernel where TMA can read A, else (and for any other bn) the
               // 128 x 128 kernel without TMA; 256 / 512 force the warp-specialized / the register-A
               // kernel where TMA can read the operands (the benchmark's comparison).
-  // M <= 64, bn == 0: 0 = choose the kernel and its form; the wgmma decode
+  // M <= 64, bn == 0: 0 = choose the kernel and its form (32 < M <= 64 with A
+  // readable by TMA: the warp-specialized forms below, cfg::w4_ws_decode_code); the wgmma decode
   // kernel with rows of A per block 8, 16, 32 or 64, plus 1000 for the
   // two-warpgroup form (1000 alone: that kernel, its own choice); 2000 + form:
   // the mma.sync kernel (form 100 TR + 10 TG + NT, kernels/gemm/gemm_config.hpp
-  // cfg::W4Mma; 2000 alone: its own choice). The bits never depend on bn or decode_cols.
+  // cfg::W4Mma; 2000 alone: its own choice); 6000 / 6100 / 6300 + BN (BN 16,
+  // 32, 64, 128): the warp-specialized kernel's 64 x BN tiles with one / two /
+  // four producer warpgroups (A by TMA: InvalidArgument where TMA cannot read it).
+  // The bits never depend on bn or decode_cols.
   int decode_cols = 0;
 };
 void w4a16_gemm_launch(const W4a16GemmArgs& args, void* stream = nullptr);
