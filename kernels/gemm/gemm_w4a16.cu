@@ -264,7 +264,7 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   if (x.m <= 64 && bn == 0 && x.decode_cols >= 6000 && x.decode_cols < 6500) {
     if (!w4a16_ws_decode_launch(x, x.decode_cols, s))
       throw mx::InvalidArgument(
-          "w4a16 GEMM: the warp-specialized M <= 64 forms (decode_cols 6000 / 6100 / 6300 + BN) read A by TMA: "
+          "w4a16 GEMM: the warp-specialized M <= 64 forms (decode_cols 6000 .. 6499) read A by TMA: "
           "A's base must be 16-byte aligned and its row pitch a multiple of 16 bytes (lda % 8 == 0)");
     return;
   }

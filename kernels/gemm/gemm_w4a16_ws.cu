@@ -5,7 +5,7 @@
 // gemm_w4a16.cu, so D does not depend on which kernel ran).
 //
 // A block owns a BM x BN tile of D (cfg::W4Ws: 256 x 128; cfg::W4WsDecode:
-// 64 x BN, BN = 16 .. 128) and runs NP + NC warpgroups (gemm_ws.cuh):
+// 64 x BN, BN = 16, 32, 56, 64, 128) and runs NP + NC warpgroups (gemm_ws.cuh):
 // - warpgroups 0 .. NP - 1, the producers: one thread loads A's k-tile (BM x
 //   64 bf16) by TMA with the 128-byte swizzle into stage s of the ring (zero
 //   fill past M and K); every producer thread copies its 32-element chunks of
@@ -59,9 +59,10 @@ struct WsLayout {
   static constexpr int MI = C::BM / (64 * C::NC);          // m64 row tiles per consumer warpgroup
   static constexpr int PT = 128 * C::NP;                   // producer threads
   static constexpr int TASKS = C::BN * KB;                 // 32-element chunks of B per k-tile
-  // Producer groups: where a k-tile has fewer chunks than producer threads, G groups of GT = TASKS threads,
-  // group g taking k-tiles g, g + G, g + 2 G ... (each with its own raw ring); else one group of all PT.
-  static constexpr int G = TASKS < PT && PT % TASKS == 0 ? PT / TASKS : 1, GT = PT / G;
+  // Producer groups: where a k-tile has fewer chunks than producer threads, G groups of GT >= TASKS threads
+  // (cfg::w4_ws_groups: whole warps, a power of two), group g taking k-tiles g, g + G, g + 2 G ... (each with
+  // its own raw ring); else one group of all PT.
+  static constexpr int G = cfg::w4_ws_groups(C::BN, C::NP), GT = PT / G;
   static constexpr int TPT = (TASKS + GT - 1) / GT;          // chunks per producer thread
   static constexpr bool ALL = TASKS % GT == 0;             // every producer thread has TPT chunks
   static constexpr int A_BYTES = C::BM * C::KT * 2;         // per stage, 128-byte rows
@@ -75,7 +76,8 @@ struct WsLayout {
   static constexpr int THREADS = PT + 128 * C::NC;
   static_assert(C::KT == 64 && A0 == 0, "one 128-byte swizzle span of bf16 per k-tile; one code word covers it");
   static_assert(ALL || TPT == 1, "whole chunks per producer thread, or at most one");
-  static_assert(C::ST % G == 0, "a stage always filled by the same producer group");
+  static_assert(C::BN % 8 == 0 && PT % GT == 0 && GT % 32 == 0, "wgmma n a multiple of 8; whole-warp groups");
+  static_assert(C::ST % G == 0 && C::ST >= G, "a stage always filled by the same producer group");
   static_assert(C::BM == 64 * C::NC * MI && MI * C::BN <= 256, "consumers: NC x MI x m64nBN, <= 128 fp32 each");
   static_assert((C::PRODUCER_REGS == 0) == (C::CONSUMER_REGS == 0), "setmaxnreg for both roles or neither");
   static_assert(PT * C::PRODUCER_REGS + 128 * C::NC * C::CONSUMER_REGS <= 65536, "register file");
@@ -278,9 +280,9 @@ bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
 bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::W4Ws>(x, stream); }
 
 namespace {
-template <int BN, int NP>
+template <int BN, int NP, bool DEEP = false>
 bool decode_form(const W4a16GemmArgs& x, cudaStream_t stream) {
-  return launch_cfg<cfg::W4WsDecode<BN, NP>>(x, stream);
+  return launch_cfg<cfg::W4WsDecode<BN, NP, DEEP>>(x, stream);
 }
 }  // namespace
 
@@ -289,20 +291,30 @@ bool w4a16_ws_decode_launch(const W4a16GemmArgs& x, int code, cudaStream_t strea
   switch (code) {
     case 6016: return decode_form<16, 1>(x, stream);
     case 6032: return decode_form<32, 1>(x, stream);
+    case 6056: return decode_form<56, 1>(x, stream);
     case 6064: return decode_form<64, 1>(x, stream);
     case 6128: return decode_form<128, 1>(x, stream);
     case 6116: return decode_form<16, 2>(x, stream);
     case 6132: return decode_form<32, 2>(x, stream);
+    case 6156: return decode_form<56, 2>(x, stream);
     case 6164: return decode_form<64, 2>(x, stream);
     case 6228: return decode_form<128, 2>(x, stream);
     case 6316: return decode_form<16, 4>(x, stream);
     case 6332: return decode_form<32, 4>(x, stream);
+    case 6356: return decode_form<56, 4>(x, stream);
     case 6364: return decode_form<64, 4>(x, stream);
     case 6428: return decode_form<128, 4>(x, stream);
+    // deep raw rings (cfg::w4_ws_decode_rs): 6200 + BN one producer warpgroup, 6400 + BN four
+    case 6216: return decode_form<16, 1, true>(x, stream);
+    case 6256: return decode_form<56, 1, true>(x, stream);
+    case 6264: return decode_form<64, 1, true>(x, stream);
+    case 6456: return decode_form<56, 4, true>(x, stream);
+    case 6464: return decode_form<64, 4, true>(x, stream);
     default:
       throw mx::InvalidArgument(
-          "w4a16 GEMM: warp-specialized M <= 64 form must be 6016, 6032, 6064, 6128 (one producer warpgroup, "
-          "6000 + BN), 6116, 6132, 6164, 6228 (two, 6100 + BN) or 6316, 6332, 6364, 6428 (four, 6300 + BN)");
+          "w4a16 GEMM: warp-specialized M <= 64 form must be 6016, 6032, 6056, 6064, 6128 (one producer "
+          "warpgroup, 6000 + BN), 6116, 6132, 6156, 6164, 6228 (two, 6100 + BN) or 6316, 6332, 6356, 6364, 6428 "
+          "(four, 6300 + BN); with deep raw rings 6216, 6256, 6264 (one) or 6456, 6464 (four)");
   }
 }
 

@@ -62,8 +62,9 @@ struct W4a16GemmArgs {
   // two-warpgroup form (1000 alone: that kernel, its own choice); 2000 + form:
   // the mma.sync kernel (form 100 TR + 10 TG + NT, kernels/gemm/gemm_config.hpp
   // cfg::W4Mma; 2000 alone: its own choice); 6000 / 6100 / 6300 + BN (BN 16,
-  // 32, 64, 128): the warp-specialized kernel's 64 x BN tiles with one / two /
-  // four producer warpgroups (A by TMA: InvalidArgument where TMA cannot read it).
+  // 32, 56, 64, 128): the warp-specialized kernel's 64 x BN tiles with one / two /
+  // four producer warpgroups, 6216, 6256, 6264 / 6456, 6464 the same with one /
+  // four and deep raw rings (A by TMA: InvalidArgument where TMA cannot read it).
   // The bits never depend on bn or decode_cols.
   int decode_cols = 0;
 };
