@@ -271,19 +271,20 @@ inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
 // bn == 0, decode_cols == 0, 32 < M <= 64, A readable by TMA: the warp-
 // specialized kernel's BM = 64 form (cfg::W4WsDecode, decode_cols code; 0 =
 // none, the kernels above) with one wave of blocks: 64 x 16 tiles with one
-// producer warpgroup (G 4) where N / 16 blocks fit the SMs, else 64 x 64 with
-// four (G 4) where N / 64 do. Run 16 tm (bench/results/gemm-decode.md,
-// h100-tm/call2, H100, one call, rounds 1 / 2, us, the launcher's 418 / 724 and
-// cuBLAS bf16 in the same call): 64 x 7168 x 2048 6364 13.52 / 13.52 (418 14.75
-// / 14.68, cuBLAS 13.44 / 13.23; 6164 16.27, 6064 21.14, 6428 21.91, 6228
-// 26.79); 64 x 2048 x 7168 6016 19.89 / 19.88 (724 29.74 / 29.87, cuBLAS 15.77
-// / 15.89; 6116 20.91, 6316 21.98, 6332 25.03, 6132 27.19, 6032 34.62). At M =
-// 16 the mma.sync forms stay faster (16 x 7168 x 2048: 6364 14.73 against
-// 30412 12.07; 16 x 2048 x 7168: 6332 25.58 against 1012 14.94), hence M > 32;
-// M = 33 .. 63 not measured.
+// producer warpgroup (G 4) where N / 16 blocks fit the SMs, else 64 x 56 with
+// four (G 4) where N / 56 do, else 64 x 64 with four where N / 64 do.
+// Run 16 tm2 (bench/results/gemm-decode.md, h100-tm2, H100, one call, rounds
+// 1 / 2, us, cuBLAS bf16 in the same call): 64 x 7168 x 2048 6356 13.05 / 13.06
+// (6364 14.43 / 13.55, cuBLAS 12.77 / 13.44; deep raw rings 6456 14.88 / 14.94,
+// 6464 15.06 / 14.92); 64 x 2048 x 7168 6016 19.89 / 20.05 (cuBLAS 15.77 /
+// 15.80). Run 16 tm (h100-tm/call2): 6364 13.52 against the decode kernels'
+// 418 14.75; 6016 19.89 against 724 29.74. At M = 16 the mma.sync forms stay
+// faster (16 x 7168 x 2048: 6364 14.73 against 30412 12.07; 16 x 2048 x 7168:
+// 6332 25.58 against 1012 14.94), hence M > 32; M = 33 .. 63 not measured.
 inline int w4_ws_decode_code(std::int64_t m, std::int64_t n, int sms) {
   if (m <= 32 || m > 64) return 0;
   if ((n + 15) / 16 <= sms) return 6016;
+  if ((n + 55) / 56 <= sms) return 6356;
   if ((n + 63) / 64 <= sms) return 6364;
   return 0;
 }
