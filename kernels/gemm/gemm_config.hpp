@@ -150,16 +150,22 @@ inline bool w4_rs_three_wg(int cols) { return cols == 16; }
 // an SM sub-partition, the producers two to each of the others). FORM names
 // it (decode_cols 2000 + FORM; P = 5, 6: 1011 / 1012, 1111; DEEP + 4000; flat
 // with at most STX stages + 10000 STX).
-template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false, int STX_ = 0>
+// PIPE (flat forms only, bits, FORM + 100000 PIPE; run 16 pipe): 1 the copies of whole k-tiles of whole
+// blocks from per-thread pointers and 32-bit shared addresses, advanced per chunk (no bounds tests, no
+// 64-bit index products); 2 the k16 steps software-pipelined (the table words and A fragments of step
+// s + 1 and the packed bytes of step s + 2 loaded before the mmas of step s); 4 (STX forms) launched as
+// programmatic dependents with only the wait before the first copies, the tables after them.
+template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false, int STX_ = 0, int PIPE_ = 0>
 struct W4Mma {
-  static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256;
+  static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256, PIPE = PIPE_;
   static constexpr bool DEEP = DEEP_;  // P > 0: the consumer's loads 3 chunks of steps ahead (FORM + 4000)
   // P = 0: at most STX stages (0: as many as fit, <= 8): fewer k-tiles in flight at the start, and a block
   // small enough for two per SM (the kernel asks for the bytes of its ST stages only)
   static constexpr int STX = STX_;
   static constexpr int SMEM = (P_ > 0 ? 227 : 220) * 1024;  // one block per SM
   static constexpr int FORM =
-      (P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_) + (DEEP_ ? 4000 : 0) + 10000 * STX_;
+      (P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_) + (DEEP_ ? 4000 : 0) + 10000 * STX_ +
+      100000 * PIPE_;
 };
 // Blocks of 4 weight tiles give half the SMs a block (N = 7168: 112 blocks).
 inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 4 >= sms / 2; }

@@ -121,7 +121,10 @@ struct MmaLayout {
   // Run 15 (h100-pdl/call1, H100, same binary, us, PDL / not / cuBLAS bf16): 16 x 2048 x 7168 (1012) 15.09 /
   // 17.30 / 15.47; 64 x 7168 x 2048 (418) 14.75 / 17.20 / 13.36; 16 x 7168 x 2048 (30412) 13.20 / 12.51 /
   // 12.79, where main's order (copies first, no PDL) took 11.91 (run15-final).
-  static constexpr bool PDL = PC || C::STX == 0;
+  // PIPE & 4 (STX forms): PDL all the same, but only the wait before the first copies and the tables after
+  // them (LATE: main's order, the tables while the copies land).
+  static constexpr bool PDL = PC || C::STX == 0 || (C::PIPE & 4) != 0;
+  static constexpr bool LATE = !PC && (C::PIPE & 4) != 0;
   static_assert(!EARLY || ST == 2 * C::P, "two stages per producer");
   static __device__ __forceinline__ int producer_of(int w) {  // producer index of warp w, or -1
     if constexpr (ALONE) return w == 3 ? -1 : w < 3 ? w : w - 1;
@@ -151,6 +154,7 @@ struct MmaLayout {
   static_assert(!PC || C::TR == 1, "producer warps serve one weight tile");
   static_assert(PC || !C::DEEP, "DEEP: a consumer's ring");
   static_assert(!PC || C::STX == 0, "STX: flat forms only");
+  static_assert(!PC || C::PIPE == 0, "PIPE: flat forms only");
   static_assert(B_PT * BSTEP >= ROWS && A_PT * ASTEP >= TOK && BSTEP * 8 == LOADERS && ASTEP * 32 == LOADERS,
                 "chunks per loader");
   static_assert((PC ? OWN >= 2 && 2 * ST * 8 <= STAGES - BARS && NCH % 2 == 0 : ST >= 3) &&
@@ -227,6 +231,70 @@ __device__ __forceinline__ void mma_tile(const std::uint8_t* st, const std::uint
   }
 }
 
+
+// mma_tile software-pipelined (C::PIPE & 2): at step s the table words and the NT A fragments of step
+// s + 1 and the packed bytes of step s + 2 are loaded before the NT mmas of step s, so that a warp alone
+// on its scheduler has independent loads to issue while its mmas run; the scale factors of k-block j + 1
+// are read during step 2 j + 1. The same products in the same order as mma_tile (the bits do not change).
+template <class C, bool RAGGED>
+__device__ __forceinline__ void mma_tile_pipe(const std::uint8_t* st, const std::uint8_t* lut,
+                                              const std::uint8_t* stab, int valid, float (&acc)[C::NT][4]) {
+  using L = MmaLayout<C>;
+  constexpr int S = L::STEPS;
+  const int l = static_cast<int>(threadIdx.x) & 31, w = static_cast<int>(threadIdx.x) >> 5, g = l >> 2, t = l & 3;
+  const int row = 16 * (w % C::TR) + g, tok = 8 * C::NT * (w / C::TR) + g;
+  const std::uint8_t* const b0 = st + row * L::RS + 2 * t;
+  const std::uint8_t* const a0 = st + L::ACT + tok * L::RA + 8 * t;
+  const std::uint32_t lut_a = smem_u32(lut);
+  std::uint32_t c0[L::CW], c1[L::CW];
+  stage_codes<MmaLayout<C>>(st, row, c0, c1);
+  std::uint32_t x[2][2], v[2][4], f[2][2];  // packed bytes (rows g, g + 8), table words, scales: by parity
+  uint2 bf[2][C::NT];                       // A fragments, by step parity
+  auto raw = [&](int s) {
+    x[s & 1][0] = *reinterpret_cast<const std::uint16_t*>(b0 + 8 * s);
+    x[s & 1][1] = *reinterpret_cast<const std::uint16_t*>(b0 + 8 * L::RS + 8 * s);
+  };
+  auto look = [&](int s) {
+    v[s & 1][0] = lut_word(lut_a, x[s & 1][0] & 0xFFu);
+    v[s & 1][1] = lut_word(lut_a, x[s & 1][1] & 0xFFu);
+    v[s & 1][2] = lut_word(lut_a, x[s & 1][0] >> 8);
+    v[s & 1][3] = lut_word(lut_a, x[s & 1][1] >> 8);
+#pragma unroll
+    for (int jn = 0; jn < C::NT; ++jn)
+      bf[s & 1][jn] = *reinterpret_cast<const uint2*>(a0 + jn * 8 * L::RA + 32 * s);
+  };
+  auto scales = [&](int j) {
+    f[j & 1][0] = scale_f2<L::SCOPY>(c0, j, stab);
+    f[j & 1][1] = scale_f2<L::SCOPY>(c1, j, stab);
+  };
+  raw(0);
+  raw(1);
+  scales(0);
+  look(0);
+#pragma unroll
+  for (int s = 0; s < S; ++s) {
+    if (s + 1 < S) look(s + 1);
+    if (s + 2 < S) raw(s + 2);
+    if ((s & 1) && s + 1 < S) scales((s + 1) >> 1);
+    const std::uint32_t* const fs = f[(s >> 1) & 1];
+    std::uint32_t a[4];
+    a[0] = mul_bf16x2(v[s & 1][0], fs[0]);
+    a[1] = mul_bf16x2(v[s & 1][1], fs[1]);
+    a[2] = mul_bf16x2(v[s & 1][2], fs[0]);
+    a[3] = mul_bf16x2(v[s & 1][3], fs[1]);
+    if constexpr (RAGGED) {
+      const int k = 16 * s + 4 * t;
+      const std::uint32_t m01 = k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
+      const std::uint32_t m23 = k + 3 < valid ? 0xFFFFFFFFu : k + 2 < valid ? 0x0000FFFFu : 0u;
+      a[0] &= m01;
+      a[1] &= m01;
+      a[2] &= m23;
+      a[3] &= m23;
+    }
+#pragma unroll
+    for (int jn = 0; jn < C::NT; ++jn) mma_bf16(acc[jn], a, bf[s & 1][jn]);
+  }
+}
 
 // A consumer lane's operands of CH steps: the widened B fragments and NT A
 // fragments (token rows of its n8 tiles) per step.
@@ -352,6 +420,21 @@ __device__ __forceinline__ void mma_prepare(std::uint8_t* smem, const MmaLoader&
 }
 #endif  // MXK_GEMM_HAVE_WGMMA
 
+// PIPE & 1: the copies of whole k-tile kt into stage s by mma_fast_load where `fast` (kt < wtiles);
+// false where the caller copies (mma_load), always false without the knob.
+template <class C>
+__device__ __forceinline__ bool mma_fast_tile(bool fast, std::uint8_t* stages, int s, const MmaFast& fq,
+                                              std::int64_t kt, int tid) {
+  using L = MmaLayout<C>;
+  if constexpr ((C::PIPE & 1) != 0) {
+    if (fast) mma_fast_load<L>(smem_u32(stages + s * L::STAGE), fq, kt, tid);
+    return fast;
+  } else {
+    (void)fast, (void)stages, (void)s, (void)fq, (void)kt, (void)tid;
+    return false;
+  }
+}
+
 // The flat form: TR x TG warps, each widening its own 16 rows and running NT
 // mmas per step; all threads copy, one __syncthreads per k-tile.
 template <class C, bool BF16>
@@ -365,17 +448,27 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
   std::uint8_t* const stages = smem + L::STAGES;
   const MmaLoader q = mma_loader<MmaLayout<C>>(p, m0, n0, tid);
+  // PIPE & 1: whole k-tiles (kt < wtiles) of a whole block from per-thread pointers (mma_fast_load)
+  MmaFast fq{};
+  std::int64_t wtiles = 0;
+  if constexpr ((C::PIPE & 1) != 0) {
+    fq = mma_fast<MmaLayout<C>>(p, q, tid);
+    wtiles = fq.on ? p.k / L::KT : 0;
+  }
   if constexpr (L::PDL) {
     pdl_trigger();
-    mma_prepare<C>(smem, q);  // shared memory only (tables, zero rows: none the copies below write)
-    pdl_wait();               // the kernel before this one (PDL) is done: global memory from here on
+    if constexpr (!L::LATE) mma_prepare<C>(smem, q);  // shared memory only (tables, zero rows: none the copies below write)
+    pdl_wait();  // the kernel before this one (PDL) is done: global memory from here on
   }
 #pragma unroll 1  // one copy of the copy code (run once per block: every instruction of it is fetched cold)
   for (int s = 0; s < L::ST - 1; ++s) {
-    if (s < ntiles) mma_load<MmaLayout<C>>(stages + s * L::STAGE, p, q, s, tid);
+    if (mma_fast_tile<C>(s < wtiles, stages, s, fq, s, tid)) {
+    } else if (s < ntiles) {
+      mma_load<MmaLayout<C>>(stages + s * L::STAGE, p, q, s, tid);
+    }
     cp_async_commit();
   }
-  if constexpr (!L::PDL) mma_prepare<C>(smem, q);  // the tables while the first copies land
+  if constexpr (!L::PDL || L::LATE) mma_prepare<C>(smem, q);  // the tables while the first copies land
   const std::int64_t row0 = n0 + 16 * (w % C::TR), tok0 = m0 + 8 * C::NT * (w / C::TR);
   float acc[C::NT][4];
   mma_init<C::NT>(acc, p, row0, tok0);
@@ -385,14 +478,24 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   for (std::int64_t kt = 0; kt < ntiles; ++kt) {
     cp_async_wait<L::ST - 2>();
     __syncthreads();  // tile kt landed (every thread's copies); every warp is done with stage (kt - 1) % ST
-    if (kt + L::ST - 1 < ntiles) mma_load<MmaLayout<C>>(stages + nxt * L::STAGE, p, q, kt + L::ST - 1, tid);
+    if (mma_fast_tile<C>(kt + L::ST - 1 < wtiles, stages, nxt, fq, kt + L::ST - 1, tid)) {
+    } else if (kt + L::ST - 1 < ntiles) {
+      mma_load<MmaLayout<C>>(stages + nxt * L::STAGE, p, q, kt + L::ST - 1, tid);
+    }
     cp_async_commit();
     const std::uint8_t* const st = stages + cur * L::STAGE;
     const std::int64_t valid = p.k - kt * L::KT;
-    if (valid < L::KT)
-      mma_tile<C, true>(st, lut, stab, static_cast<int>(valid), acc);
-    else
-      mma_tile<C, false>(st, lut, stab, L::KT, acc);
+    if constexpr ((C::PIPE & 2) != 0) {
+      if (valid < L::KT)
+        mma_tile_pipe<C, true>(st, lut, stab, static_cast<int>(valid), acc);
+      else
+        mma_tile_pipe<C, false>(st, lut, stab, L::KT, acc);
+    } else {
+      if (valid < L::KT)
+        mma_tile<C, true>(st, lut, stab, static_cast<int>(valid), acc);
+      else
+        mma_tile<C, false>(st, lut, stab, L::KT, acc);
+    }
     cur = cur + 1 == L::ST ? 0 : cur + 1;
     nxt = nxt + 1 == L::ST ? 0 : nxt + 1;
   }
@@ -535,6 +638,13 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 418: return mma_launch<cfg::W4Mma<4, 1, 8>, BF16>(p, s);
     case 30411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3>, BF16>(p, s);
     case 30412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3>, BF16>(p, s);
+    case 100418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 1>, BF16>(p, s);
+    case 200418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 2>, BF16>(p, s);
+    case 300418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 3>, BF16>(p, s);
+    case 130411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3, 1>, BF16>(p, s);
+    case 130412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3, 1>, BF16>(p, s);
+    case 430411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3, 4>, BF16>(p, s);
+    case 430412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3, 4>, BF16>(p, s);
     case 224: return mma_launch<cfg::W4Mma<2, 2, 4>, BF16>(p, s);
     case 711: return mma_launch<cfg::W4Mma<1, 1, 1, 2>, BF16>(p, s);
     case 712: return mma_launch<cfg::W4Mma<1, 1, 2, 2>, BF16>(p, s);
@@ -554,7 +664,8 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 5111: return mma_launch<cfg::W4Mma<1, 1, 1, 6, true>, BF16>(p, s);
     default:
       throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 224 (flat), "
-                                "30411, 30412 (flat, at most 3 stages), "
+                                "30411, 30412 (flat, at most 3 stages), 100418, 200418, 300418, 130411, 130412, "
+                                "430411, 430412 (flat, + 100000 PIPE), "
                                 "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1012, 1111 (2 .. 6 producer warps), "
                                 "4811, 4812, 4912, 5111 (the same, consumer loads 3 chunks ahead) "
                                 "(decode_cols 2000 + form)");

@@ -106,6 +106,64 @@ __device__ __forceinline__ void mma_load(std::uint8_t* st, const MmaParams& p, c
   }
 }
 
+// cp.async of 16 / 4 bytes to a 32-bit shared-memory address (the copies of MmaFast: the compiler folds
+// a compile-time offset into the instruction).
+__device__ __forceinline__ void cp_async16_u32(std::uint32_t s, const void* g) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(g) : "memory");
+}
+__device__ __forceinline__ void cp_async4_u32(std::uint32_t s, const void* g) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(g) : "memory");
+}
+
+// What loader thread lt copies of k-tile 0 of a whole block (every row of A and B inside M and N, rows
+// 16-byte aligned, scale words aligned): the same chunks as MmaLoader, as byte pointers (k-tile kt
+// at + kt KT / 2, + kt 2 KT, + kt SSTEP), byte strides between a loader's rows, and offsets in a stage.
+// Only for k-tiles inside K (every k-block's scale code of them inside nkb).
+struct MmaFast {
+  const std::uint8_t *b, *a, *s;
+  std::int64_t bstep, astep, sstep;
+  std::uint32_t db, da, ds;
+  bool on;  // the block is whole and every operand aligned: the k-tiles inside K take this path
+};
+
+template <class L>
+__device__ __forceinline__ MmaFast mma_fast(const MmaParams& p, const MmaLoader& q, int lt) {
+  MmaFast f;
+  f.on = p.vec_a && p.vec_b && p.vsc_b && q.va == L::TOK && q.vb == L::ROWS;
+  f.b = q.b;
+  f.a = reinterpret_cast<const std::uint8_t*>(q.a);
+  f.bstep = L::BSTEP * p.ldb;
+  f.astep = 2 * L::ASTEP * p.lda;
+  const int r = lt / L::CW, wi = lt % L::CW;  // scale word: row r, k-blocks 4 wi .. 4 wi + 3 of the k-tile
+  f.s = p.sb + (r < q.vb ? scale_off(p.tc_b, q.n0 + r, 4 * wi, p.nkb) : 0);
+  f.sstep = p.tc_b ? 2 * 512 : L::KB;  // tcgen05: one 512-byte block per 4 k-blocks (of 128 rows)
+  f.db = static_cast<std::uint32_t>(q.db);
+  f.da = static_cast<std::uint32_t>(q.da);
+  f.ds = static_cast<std::uint32_t>(L::SC + 4 * lt);
+  return f;
+}
+
+// The copies of whole k-tile kt (inside K) of a whole block into the stage at shared address st
+// (f.on): one running pointer per operand, no bounds tests.
+template <class L>
+__device__ __forceinline__ void mma_fast_load(std::uint32_t st, const MmaFast& f, std::int64_t kt, int lt) {
+  const std::uint8_t* b = f.b + kt * (L::KT / 2);
+#pragma unroll
+  for (int i = 0; i < L::B_PT; ++i) {
+    if (L::B_PT * L::BSTEP == L::ROWS || (lt >> 3) + i * L::BSTEP < L::ROWS)
+      cp_async16_u32(st + f.db + i * L::BSTEP * L::RS, b);
+    b += f.bstep;
+  }
+  const std::uint8_t* a = f.a + kt * (2 * L::KT);
+#pragma unroll
+  for (int i = 0; i < L::A_PT; ++i) {
+    if (L::A_PT * L::ASTEP == L::TOK || (lt >> 5) + i * L::ASTEP < L::TOK)
+      cp_async16_u32(st + f.da + L::a_step(i), a);
+    a += f.astep;
+  }
+  if (L::ROWS * L::CW == L::LOADERS || lt < L::ROWS * L::CW) cp_async4_u32(st + f.ds, f.s + kt * f.sstep);
+}
+
 // 2^(e-127) as bf16x2 for the code of k-block j in a row's scale words (stab:
 // this lane's copy of the scale table of SCOPY copies).
 template <int SCOPY, int CW>
