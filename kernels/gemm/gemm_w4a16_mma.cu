@@ -418,8 +418,6 @@ __device__ __forceinline__ void mma_prepare(std::uint8_t* smem, const MmaLoader&
       reinterpret_cast<std::uint32_t*>(st + L::SC + q.vb * L::CW * 4)[i] = 0u;
   }
 }
-#endif  // MXK_GEMM_HAVE_WGMMA
-
 // PIPE & 1: the copies of whole k-tile kt into stage s by mma_fast_load where `fast` (kt < wtiles);
 // false where the caller copies (mma_load), always false without the knob.
 template <class C>
@@ -434,6 +432,7 @@ __device__ __forceinline__ bool mma_fast_tile(bool fast, std::uint8_t* stages, i
     return false;
   }
 }
+#endif  // MXK_GEMM_HAVE_WGMMA
 
 // The flat form: TR x TG warps, each widening its own 16 rows and running NT
 // mmas per step; all threads copy, one __syncthreads per k-tile.
