@@ -154,7 +154,9 @@ inline bool w4_rs_three_wg(int cols) { return cols == 16; }
 // blocks from per-thread pointers and 32-bit shared addresses, advanced per chunk (no bounds tests, no
 // 64-bit index products); 2 the k16 steps software-pipelined (the table words and A fragments of step
 // s + 1 and the packed bytes of step s + 2 loaded before the mmas of step s); 4 (STX forms) launched as
-// programmatic dependents with only the wait before the first copies, the tables after them.
+// programmatic dependents with only the wait before the first copies, the tables after them; 8 (NT even)
+// the steps pipelined with the standard k slots: A fragments by ldmatrix.x4, weights by one 16-byte load per
+// row and two steps.
 template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false, int STX_ = 0, int PIPE_ = 0>
 struct W4Mma {
   static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256, PIPE = PIPE_;

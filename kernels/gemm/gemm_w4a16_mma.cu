@@ -80,7 +80,9 @@ struct MmaLayout {
   static constexpr int WARPS = PC ? C::P + C::TG : C::TR * C::TG, THREADS = 32 * WARPS;
   static constexpr int LOADERS = PC ? 32 : THREADS;
   static constexpr int ROWS = 16 * C::TR, TOK = 8 * C::NT * C::TG;
-  static constexpr int RS = KT / 2 + 16, RA = 2 * KT + 32;
+  // RA: rows of A 2 KT + 32 bytes apart (the 64-bit fragment loads: RA / 4 = 8 mod 32), or 2 KT + 16
+  // for ldmatrix (PIPE & 8: RA = 16 mod 128, so the 8 rows of each 8x8 matrix fall on distinct banks).
+  static constexpr int RS = KT / 2 + 16, RA = 2 * KT + ((C::PIPE & 8) ? 16 : 32);
   static constexpr int SC = ROWS * RS, ACT = SC + ROWS * CW * 4, WB = ACT + TOK * RA;
   static constexpr int STAGE = (WB + (PC ? STEPS * 512 : 0) + 127) / 128 * 128;
   // SCOPY copies of the scale table (lane l reads copy (l / 4) % SCOPY): 8, one per row of a warp's 8 (no
@@ -155,6 +157,7 @@ struct MmaLayout {
   static_assert(PC || !C::DEEP, "DEEP: a consumer's ring");
   static_assert(!PC || C::STX == 0, "STX: flat forms only");
   static_assert(!PC || C::PIPE == 0, "PIPE: flat forms only");
+  static_assert(!(C::PIPE & 8) || C::NT % 2 == 0, "ldmatrix.x4: two n8 tiles at a time");
   static_assert(B_PT * BSTEP >= ROWS && A_PT * ASTEP >= TOK && BSTEP * 8 == LOADERS && ASTEP * 32 == LOADERS,
                 "chunks per loader");
   static_assert((PC ? OWN >= 2 && 2 * ST * 8 <= STAGES - BARS && NCH % 2 == 0 : ST >= 3) &&
@@ -293,6 +296,85 @@ __device__ __forceinline__ void mma_tile_pipe(const std::uint8_t* st, const std:
     }
 #pragma unroll
     for (int jn = 0; jn < C::NT; ++jn) mma_bf16(acc[jn], a, bf[s & 1][jn]);
+  }
+}
+
+// Four 8x8 b16 matrices from shared memory (PTX ISA, ldmatrix): lanes 8 j .. 8 j + 7 give the row
+// addresses of matrix j; register j of lane l holds elements 2 (l % 4), + 1 of row l / 4 of matrix j.
+__device__ __forceinline__ void ldsm_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+// mma_tile with the standard k slots and ldmatrix (C::PIPE & 8), pipelined like mma_tile_pipe: lane (g,
+// t) holds k 2t, 2t + 1 in slots 2t, 2t + 1 and k 2t + 8, 2t + 9 in slots 2t + 8, 2t + 9 (no permutation),
+// so two n8 tiles of A come from one ldmatrix.x4 (their k halves are matrices 0, 1 and 2, 3), and the
+// weights of a step are bytes t and t + 4 of its 8 packed bytes per row (one 16-byte load per row for two
+// steps, a byte-select PRMT per widened word).
+template <class C, bool RAGGED>
+__device__ __forceinline__ void mma_tile_ldsm(const std::uint8_t* st, const std::uint8_t* lut,
+                                              const std::uint8_t* stab, int valid, float (&acc)[C::NT][4]) {
+  using L = MmaLayout<C>;
+  constexpr int S = L::STEPS, NP = C::NT / 2;
+  const int l = static_cast<int>(threadIdx.x) & 31, w = static_cast<int>(threadIdx.x) >> 5, t = l & 3;
+  const int row = 16 * (w % C::TR) + (l >> 2);
+  const int mrow = 8 * C::NT * (w / C::TR) + 8 * (l >> 4) + (l & 7);  // this lane's row of matrix l / 8
+  const std::uint32_t a_l = smem_u32(st) + static_cast<std::uint32_t>(L::ACT + mrow * L::RA + 16 * ((l >> 3) & 1));
+  const std::uint8_t* const b0 = st + row * L::RS;
+  const std::uint32_t lut_a = smem_u32(lut), selt = 0x4440u | static_cast<std::uint32_t>(t);
+  std::uint32_t c0[L::CW], c1[L::CW];
+  stage_codes<MmaLayout<C>>(st, row, c0, c1);
+  uint4 y[2][2];                                 // packed bytes of two steps, rows g and g + 8, by pair parity
+  std::uint32_t v[2][4], f[2][2], bf[2][NP][4];  // table words, scales, A fragments: by parity
+  auto pair = [&](int pr) {
+    y[pr & 1][0] = *reinterpret_cast<const uint4*>(b0 + 16 * pr);
+    y[pr & 1][1] = *reinterpret_cast<const uint4*>(b0 + 8 * L::RS + 16 * pr);
+  };
+  auto look = [&](int s) {
+    const uint4 r0 = y[(s >> 1) & 1][0], r1 = y[(s >> 1) & 1][1];
+    const std::uint32_t lo0 = (s & 1) ? r0.z : r0.x, hi0 = (s & 1) ? r0.w : r0.y;
+    const std::uint32_t lo1 = (s & 1) ? r1.z : r1.x, hi1 = (s & 1) ? r1.w : r1.y;
+    v[s & 1][0] = lut_word(lut_a, prmt(lo0, 0u, selt));
+    v[s & 1][1] = lut_word(lut_a, prmt(lo1, 0u, selt));
+    v[s & 1][2] = lut_word(lut_a, prmt(hi0, 0u, selt));
+    v[s & 1][3] = lut_word(lut_a, prmt(hi1, 0u, selt));
+#pragma unroll
+    for (int p = 0; p < NP; ++p) ldsm_x4(bf[s & 1][p], a_l + static_cast<std::uint32_t>(p * 16 * L::RA + 32 * s));
+  };
+  auto scales = [&](int j) {
+    f[j & 1][0] = scale_f2<L::SCOPY>(c0, j, stab);
+    f[j & 1][1] = scale_f2<L::SCOPY>(c1, j, stab);
+  };
+  pair(0);
+  pair(1);
+  scales(0);
+  look(0);
+#pragma unroll
+  for (int s = 0; s < S; ++s) {
+    if (s + 1 < S) look(s + 1);
+    if ((s & 1) && (s + 3) / 2 < S / 2) pair((s + 3) / 2);  // pair (s - 1) / 2 is read: its slot is free
+    if ((s & 1) && s + 1 < S) scales((s + 1) >> 1);
+    const std::uint32_t* const fs = f[(s >> 1) & 1];
+    std::uint32_t a[4];
+    a[0] = mul_bf16x2(v[s & 1][0], fs[0]);
+    a[1] = mul_bf16x2(v[s & 1][1], fs[1]);
+    a[2] = mul_bf16x2(v[s & 1][2], fs[0]);
+    a[3] = mul_bf16x2(v[s & 1][3], fs[1]);
+    if constexpr (RAGGED) {
+      const int k = 16 * s + 2 * t;  // slots 2t, 2t + 1; slots 2t + 8, 2t + 9 hold k + 8, k + 9
+      const std::uint32_t m01 = k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
+      const std::uint32_t m23 = k + 9 < valid ? 0xFFFFFFFFu : k + 8 < valid ? 0x0000FFFFu : 0u;
+      a[0] &= m01;
+      a[1] &= m01;
+      a[2] &= m23;
+      a[3] &= m23;
+    }
+#pragma unroll
+    for (int p = 0; p < NP; ++p) {
+      mma_bf16(acc[2 * p], a, make_uint2(bf[s & 1][p][0], bf[s & 1][p][1]));
+      mma_bf16(acc[2 * p + 1], a, make_uint2(bf[s & 1][p][2], bf[s & 1][p][3]));
+    }
   }
 }
 
@@ -484,7 +566,12 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
     cp_async_commit();
     const std::uint8_t* const st = stages + cur * L::STAGE;
     const std::int64_t valid = p.k - kt * L::KT;
-    if constexpr ((C::PIPE & 2) != 0) {
+    if constexpr ((C::PIPE & 8) != 0) {
+      if (valid < L::KT)
+        mma_tile_ldsm<C, true>(st, lut, stab, static_cast<int>(valid), acc);
+      else
+        mma_tile_ldsm<C, false>(st, lut, stab, L::KT, acc);
+    } else if constexpr ((C::PIPE & 2) != 0) {
       if (valid < L::KT)
         mma_tile_pipe<C, true>(st, lut, stab, static_cast<int>(valid), acc);
       else
@@ -640,6 +727,8 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 100418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 1>, BF16>(p, s);
     case 200418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 2>, BF16>(p, s);
     case 300418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 3>, BF16>(p, s);
+    case 800418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 8>, BF16>(p, s);
+    case 900418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 9>, BF16>(p, s);
     case 130411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3, 1>, BF16>(p, s);
     case 130412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3, 1>, BF16>(p, s);
     case 430411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3, 4>, BF16>(p, s);
@@ -663,7 +752,7 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 5111: return mma_launch<cfg::W4Mma<1, 1, 1, 6, true>, BF16>(p, s);
     default:
       throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 224 (flat), "
-                                "30411, 30412 (flat, at most 3 stages), 100418, 200418, 300418, 130411, 130412, "
+                                "30411, 30412 (flat, at most 3 stages), 100418, 200418, 300418, 800418, 900418, 130411, 130412, "
                                 "430411, 430412 (flat, + 100000 PIPE), "
                                 "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1012, 1111 (2 .. 6 producer warps), "
                                 "4811, 4812, 4912, 5111 (the same, consumer loads 3 chunks ahead) "
