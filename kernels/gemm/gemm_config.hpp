@@ -150,13 +150,10 @@ inline bool w4_rs_three_wg(int cols) { return cols == 16; }
 // an SM sub-partition, the producers two to each of the others). FORM names
 // it (decode_cols 2000 + FORM; P = 5, 6: 1011 / 1012, 1111; DEEP + 4000; flat
 // with at most STX stages + 10000 STX).
-// PIPE (flat forms only, bits, FORM + 100000 PIPE; run 16 pipe): 1 the copies of whole k-tiles of whole
-// blocks from per-thread pointers and 32-bit shared addresses, advanced per chunk (no bounds tests, no
-// 64-bit index products); 2 the k16 steps software-pipelined (the table words and A fragments of step
-// s + 1 and the packed bytes of step s + 2 loaded before the mmas of step s); 4 (STX forms) launched as
-// programmatic dependents with only the wait before the first copies, the tables after them; 8 (NT even)
-// the steps pipelined with the standard k slots: A fragments by ldmatrix.x4, weights by one 16-byte load per
-// row and two steps.
+// PIPE (flat forms only, bits, FORM + 100000 PIPE; run 16 pipe): 1 the copies of whole k-tiles from
+// per-thread pointers and 32-bit shared addresses where a block's rows of B are all inside N (no bounds
+// tests but the rows of A against M, no 64-bit index products: 87 instead of ~290 instructions per
+// thread and k-tile for 418); 2 each widening-table address by one PRMT and one multiply-add.
 template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false, int STX_ = 0, int PIPE_ = 0>
 struct W4Mma {
   static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256, PIPE = PIPE_;
@@ -222,9 +219,9 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
   if (m <= 8) return wide ? 30411 : 5111;
-  if (m <= 16) return wide ? 30412 : 1012;
-  if (m <= 32) return wide ? 418 : 814;
-  return wide ? 418 : 724;
+  if (m <= 16) return wide ? 130412 : 1012;
+  if (m <= 32) return wide ? 100418 : 814;
+  return wide ? 100418 : 724;
 }
 // bn == 0, decode_cols == 0, M <= 64: the mma.sync kernel where its 4-tile
 // blocks fill half the SMs, or M <= 32 (producer forms), else the wgmma

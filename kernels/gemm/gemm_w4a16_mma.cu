@@ -80,9 +80,7 @@ struct MmaLayout {
   static constexpr int WARPS = PC ? C::P + C::TG : C::TR * C::TG, THREADS = 32 * WARPS;
   static constexpr int LOADERS = PC ? 32 : THREADS;
   static constexpr int ROWS = 16 * C::TR, TOK = 8 * C::NT * C::TG;
-  // RA: rows of A 2 KT + 32 bytes apart (the 64-bit fragment loads: RA / 4 = 8 mod 32), or 2 KT + 16
-  // for ldmatrix (PIPE & 8: RA = 16 mod 128, so the 8 rows of each 8x8 matrix fall on distinct banks).
-  static constexpr int RS = KT / 2 + 16, RA = 2 * KT + ((C::PIPE & 8) ? 16 : 32);
+  static constexpr int RS = KT / 2 + 16, RA = 2 * KT + 32;
   static constexpr int SC = ROWS * RS, ACT = SC + ROWS * CW * 4, WB = ACT + TOK * RA;
   static constexpr int STAGE = (WB + (PC ? STEPS * 512 : 0) + 127) / 128 * 128;
   // SCOPY copies of the scale table (lane l reads copy (l / 4) % SCOPY): 8, one per row of a warp's 8 (no
@@ -123,10 +121,7 @@ struct MmaLayout {
   // Run 15 (h100-pdl/call1, H100, same binary, us, PDL / not / cuBLAS bf16): 16 x 2048 x 7168 (1012) 15.09 /
   // 17.30 / 15.47; 64 x 7168 x 2048 (418) 14.75 / 17.20 / 13.36; 16 x 7168 x 2048 (30412) 13.20 / 12.51 /
   // 12.79, where main's order (copies first, no PDL) took 11.91 (run15-final).
-  // PIPE & 4 (STX forms): PDL all the same, but only the wait before the first copies and the tables after
-  // them (LATE: main's order, the tables while the copies land).
-  static constexpr bool PDL = PC || C::STX == 0 || (C::PIPE & 4) != 0;
-  static constexpr bool LATE = !PC && (C::PIPE & 4) != 0;
+  static constexpr bool PDL = PC || C::STX == 0;
   static_assert(!EARLY || ST == 2 * C::P, "two stages per producer");
   static __device__ __forceinline__ int producer_of(int w) {  // producer index of warp w, or -1
     if constexpr (ALONE) return w == 3 ? -1 : w < 3 ? w : w - 1;
@@ -157,7 +152,6 @@ struct MmaLayout {
   static_assert(PC || !C::DEEP, "DEEP: a consumer's ring");
   static_assert(!PC || C::STX == 0, "STX: flat forms only");
   static_assert(!PC || C::PIPE == 0, "PIPE: flat forms only");
-  static_assert(!(C::PIPE & 8) || C::NT % 2 == 0, "ldmatrix.x4: two n8 tiles at a time");
   static_assert(B_PT * BSTEP >= ROWS && A_PT * ASTEP >= TOK && BSTEP * 8 == LOADERS && ASTEP * 32 == LOADERS,
                 "chunks per loader");
   static_assert((PC ? OWN >= 2 && 2 * ST * 8 <= STAGES - BARS && NCH % 2 == 0 : ST >= 3) &&
@@ -183,16 +177,23 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)
 // Slots 2t, 2t + 1 take k 4t, 4t + 1 (byte 2t), slots 2t + 8, 2t + 9 take
 // k 4t + 2, 4t + 3 (byte 2t + 1). RAGGED: elements at or past `valid` (of
 // the k-tile) are +0.
-template <int RS, bool RAGGED>
+// ADDR (C::PIPE & 2): each table address by lut_at (a PRMT and a multiply-add; from `x & 0xFF` and
+// `x >> 8` ptxas made a shift, a mask and an add: 12 instructions per step instead of 8, run 16 pipe).
+template <int RS, bool RAGGED, bool ADDR = false>
 __device__ __forceinline__ void widen_step(std::uint32_t (&a)[4], const std::uint8_t* b0, int s, std::uint32_t f0,
                                            std::uint32_t f1, std::uint32_t lut_a, int t, int valid) {
   const std::uint32_t x0 = *reinterpret_cast<const std::uint16_t*>(b0 + 8 * s);
   const std::uint32_t x1 = *reinterpret_cast<const std::uint16_t*>(b0 + 8 * RS + 8 * s);
-  auto widen = [&](std::uint32_t byte, std::uint32_t f2) { return mul_bf16x2(lut_word(lut_a, byte), f2); };
-  a[0] = widen(x0 & 0xFFu, f0);
-  a[1] = widen(x1 & 0xFFu, f1);
-  a[2] = widen(x0 >> 8, f0);
-  a[3] = widen(x1 >> 8, f1);
+  auto widen = [&](std::uint32_t x, int c, std::uint32_t f2) {
+    if constexpr (ADDR)
+      return mul_bf16x2(lut_at(lut_a, x, c), f2);
+    else
+      return mul_bf16x2(lut_word(lut_a, c ? x >> 8 : x & 0xFFu), f2);
+  };
+  a[0] = widen(x0, 0, f0);
+  a[1] = widen(x1, 0, f1);
+  a[2] = widen(x0, 1, f0);
+  a[3] = widen(x1, 1, f1);
   if constexpr (RAGGED) {
     const int k = 16 * s + 4 * t;
     const std::uint32_t m01 = k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
@@ -226,7 +227,7 @@ __device__ __forceinline__ void mma_tile(const std::uint8_t* st, const std::uint
     for (int u = 0; u < 2; ++u) {
       const int s = 2 * j + u;
       std::uint32_t a[4];
-      widen_step<L::RS, RAGGED>(a, b0, s, f0, f1, lut_a, t, valid);
+      widen_step<L::RS, RAGGED, (C::PIPE & 2) != 0>(a, b0, s, f0, f1, lut_a, t, valid);
 #pragma unroll
       for (int jn = 0; jn < C::NT; ++jn)
         mma_bf16(acc[jn], a, *reinterpret_cast<const uint2*>(a0 + jn * 8 * L::RA + 32 * s));
@@ -234,149 +235,6 @@ __device__ __forceinline__ void mma_tile(const std::uint8_t* st, const std::uint
   }
 }
 
-
-// mma_tile software-pipelined (C::PIPE & 2): at step s the table words and the NT A fragments of step
-// s + 1 and the packed bytes of step s + 2 are loaded before the NT mmas of step s, so that a warp alone
-// on its scheduler has independent loads to issue while its mmas run; the scale factors of k-block j + 1
-// are read during step 2 j + 1. The same products in the same order as mma_tile (the bits do not change).
-template <class C, bool RAGGED>
-__device__ __forceinline__ void mma_tile_pipe(const std::uint8_t* st, const std::uint8_t* lut,
-                                              const std::uint8_t* stab, int valid, float (&acc)[C::NT][4]) {
-  using L = MmaLayout<C>;
-  constexpr int S = L::STEPS;
-  const int l = static_cast<int>(threadIdx.x) & 31, w = static_cast<int>(threadIdx.x) >> 5, g = l >> 2, t = l & 3;
-  const int row = 16 * (w % C::TR) + g, tok = 8 * C::NT * (w / C::TR) + g;
-  const std::uint8_t* const b0 = st + row * L::RS + 2 * t;
-  const std::uint8_t* const a0 = st + L::ACT + tok * L::RA + 8 * t;
-  const std::uint32_t lut_a = smem_u32(lut);
-  std::uint32_t c0[L::CW], c1[L::CW];
-  stage_codes<MmaLayout<C>>(st, row, c0, c1);
-  std::uint32_t x[2][2], v[2][4], f[2][2];  // packed bytes (rows g, g + 8), table words, scales: by parity
-  uint2 bf[2][C::NT];                       // A fragments, by step parity
-  auto raw = [&](int s) {
-    x[s & 1][0] = *reinterpret_cast<const std::uint16_t*>(b0 + 8 * s);
-    x[s & 1][1] = *reinterpret_cast<const std::uint16_t*>(b0 + 8 * L::RS + 8 * s);
-  };
-  auto look = [&](int s) {
-    v[s & 1][0] = lut_word(lut_a, x[s & 1][0] & 0xFFu);
-    v[s & 1][1] = lut_word(lut_a, x[s & 1][1] & 0xFFu);
-    v[s & 1][2] = lut_word(lut_a, x[s & 1][0] >> 8);
-    v[s & 1][3] = lut_word(lut_a, x[s & 1][1] >> 8);
-#pragma unroll
-    for (int jn = 0; jn < C::NT; ++jn)
-      bf[s & 1][jn] = *reinterpret_cast<const uint2*>(a0 + jn * 8 * L::RA + 32 * s);
-  };
-  auto scales = [&](int j) {
-    f[j & 1][0] = scale_f2<L::SCOPY>(c0, j, stab);
-    f[j & 1][1] = scale_f2<L::SCOPY>(c1, j, stab);
-  };
-  raw(0);
-  raw(1);
-  scales(0);
-  look(0);
-#pragma unroll
-  for (int s = 0; s < S; ++s) {
-    if (s + 1 < S) look(s + 1);
-    if (s + 2 < S) raw(s + 2);
-    if ((s & 1) && s + 1 < S) scales((s + 1) >> 1);
-    const std::uint32_t* const fs = f[(s >> 1) & 1];
-    std::uint32_t a[4];
-    a[0] = mul_bf16x2(v[s & 1][0], fs[0]);
-    a[1] = mul_bf16x2(v[s & 1][1], fs[1]);
-    a[2] = mul_bf16x2(v[s & 1][2], fs[0]);
-    a[3] = mul_bf16x2(v[s & 1][3], fs[1]);
-    if constexpr (RAGGED) {
-      const int k = 16 * s + 4 * t;
-      const std::uint32_t m01 = k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
-      const std::uint32_t m23 = k + 3 < valid ? 0xFFFFFFFFu : k + 2 < valid ? 0x0000FFFFu : 0u;
-      a[0] &= m01;
-      a[1] &= m01;
-      a[2] &= m23;
-      a[3] &= m23;
-    }
-#pragma unroll
-    for (int jn = 0; jn < C::NT; ++jn) mma_bf16(acc[jn], a, bf[s & 1][jn]);
-  }
-}
-
-// Four 8x8 b16 matrices from shared memory (PTX ISA, ldmatrix): lanes 8 j .. 8 j + 7 give the row
-// addresses of matrix j; register j of lane l holds elements 2 (l % 4), + 1 of row l / 4 of matrix j.
-__device__ __forceinline__ void ldsm_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-
-// mma_tile with the standard k slots and ldmatrix (C::PIPE & 8), pipelined like mma_tile_pipe: lane (g,
-// t) holds k 2t, 2t + 1 in slots 2t, 2t + 1 and k 2t + 8, 2t + 9 in slots 2t + 8, 2t + 9 (no permutation),
-// so two n8 tiles of A come from one ldmatrix.x4 (their k halves are matrices 0, 1 and 2, 3), and the
-// weights of a step are bytes t and t + 4 of its 8 packed bytes per row (one 16-byte load per row for two
-// steps, a byte-select PRMT per widened word).
-template <class C, bool RAGGED>
-__device__ __forceinline__ void mma_tile_ldsm(const std::uint8_t* st, const std::uint8_t* lut,
-                                              const std::uint8_t* stab, int valid, float (&acc)[C::NT][4]) {
-  using L = MmaLayout<C>;
-  constexpr int S = L::STEPS, NP = C::NT / 2;
-  const int l = static_cast<int>(threadIdx.x) & 31, w = static_cast<int>(threadIdx.x) >> 5, t = l & 3;
-  const int row = 16 * (w % C::TR) + (l >> 2);
-  const int mrow = 8 * C::NT * (w / C::TR) + 8 * (l >> 4) + (l & 7);  // this lane's row of matrix l / 8
-  const std::uint32_t a_l = smem_u32(st) + static_cast<std::uint32_t>(L::ACT + mrow * L::RA + 16 * ((l >> 3) & 1));
-  const std::uint8_t* const b0 = st + row * L::RS;
-  const std::uint32_t lut_a = smem_u32(lut), selt = 0x4440u | static_cast<std::uint32_t>(t);
-  std::uint32_t c0[L::CW], c1[L::CW];
-  stage_codes<MmaLayout<C>>(st, row, c0, c1);
-  uint4 y[2][2];                                 // packed bytes of two steps, rows g and g + 8, by pair parity
-  std::uint32_t v[2][4], f[2][2], bf[2][NP][4];  // table words, scales, A fragments: by parity
-  auto pair = [&](int pr) {
-    y[pr & 1][0] = *reinterpret_cast<const uint4*>(b0 + 16 * pr);
-    y[pr & 1][1] = *reinterpret_cast<const uint4*>(b0 + 8 * L::RS + 16 * pr);
-  };
-  auto look = [&](int s) {
-    const uint4 r0 = y[(s >> 1) & 1][0], r1 = y[(s >> 1) & 1][1];
-    const std::uint32_t lo0 = (s & 1) ? r0.z : r0.x, hi0 = (s & 1) ? r0.w : r0.y;
-    const std::uint32_t lo1 = (s & 1) ? r1.z : r1.x, hi1 = (s & 1) ? r1.w : r1.y;
-    v[s & 1][0] = lut_word(lut_a, prmt(lo0, 0u, selt));
-    v[s & 1][1] = lut_word(lut_a, prmt(lo1, 0u, selt));
-    v[s & 1][2] = lut_word(lut_a, prmt(hi0, 0u, selt));
-    v[s & 1][3] = lut_word(lut_a, prmt(hi1, 0u, selt));
-#pragma unroll
-    for (int p = 0; p < NP; ++p) ldsm_x4(bf[s & 1][p], a_l + static_cast<std::uint32_t>(p * 16 * L::RA + 32 * s));
-  };
-  auto scales = [&](int j) {
-    f[j & 1][0] = scale_f2<L::SCOPY>(c0, j, stab);
-    f[j & 1][1] = scale_f2<L::SCOPY>(c1, j, stab);
-  };
-  pair(0);
-  pair(1);
-  scales(0);
-  look(0);
-#pragma unroll
-  for (int s = 0; s < S; ++s) {
-    if (s + 1 < S) look(s + 1);
-    if ((s & 1) && (s + 3) / 2 < S / 2) pair((s + 3) / 2);  // pair (s - 1) / 2 is read: its slot is free
-    if ((s & 1) && s + 1 < S) scales((s + 1) >> 1);
-    const std::uint32_t* const fs = f[(s >> 1) & 1];
-    std::uint32_t a[4];
-    a[0] = mul_bf16x2(v[s & 1][0], fs[0]);
-    a[1] = mul_bf16x2(v[s & 1][1], fs[1]);
-    a[2] = mul_bf16x2(v[s & 1][2], fs[0]);
-    a[3] = mul_bf16x2(v[s & 1][3], fs[1]);
-    if constexpr (RAGGED) {
-      const int k = 16 * s + 2 * t;  // slots 2t, 2t + 1; slots 2t + 8, 2t + 9 hold k + 8, k + 9
-      const std::uint32_t m01 = k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
-      const std::uint32_t m23 = k + 9 < valid ? 0xFFFFFFFFu : k + 8 < valid ? 0x0000FFFFu : 0u;
-      a[0] &= m01;
-      a[1] &= m01;
-      a[2] &= m23;
-      a[3] &= m23;
-    }
-#pragma unroll
-    for (int p = 0; p < NP; ++p) {
-      mma_bf16(acc[2 * p], a, make_uint2(bf[s & 1][p][0], bf[s & 1][p][1]));
-      mma_bf16(acc[2 * p + 1], a, make_uint2(bf[s & 1][p][2], bf[s & 1][p][3]));
-    }
-  }
-}
 
 // A consumer lane's operands of CH steps: the widened B fragments and NT A
 // fragments (token rows of its n8 tiles) per step.
@@ -507,7 +365,10 @@ __device__ __forceinline__ bool mma_fast_tile(bool fast, std::uint8_t* stages, i
                                               std::int64_t kt, int tid) {
   using L = MmaLayout<C>;
   if constexpr ((C::PIPE & 1) != 0) {
-    if (fast) mma_fast_load<L>(smem_u32(stages + s * L::STAGE), fq, kt, tid);
+    if (fast && fq.afull)
+      mma_fast_load<L, true>(smem_u32(stages + s * L::STAGE), fq, kt, tid);
+    else if (fast)
+      mma_fast_load<L, false>(smem_u32(stages + s * L::STAGE), fq, kt, tid);
     return fast;
   } else {
     (void)fast, (void)stages, (void)s, (void)fq, (void)kt, (void)tid;
@@ -538,8 +399,8 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   }
   if constexpr (L::PDL) {
     pdl_trigger();
-    if constexpr (!L::LATE) mma_prepare<C>(smem, q);  // shared memory only (tables, zero rows: none the copies below write)
-    pdl_wait();  // the kernel before this one (PDL) is done: global memory from here on
+    mma_prepare<C>(smem, q);  // shared memory only (tables, zero rows: none the copies below write)
+    pdl_wait();               // the kernel before this one (PDL) is done: global memory from here on
   }
 #pragma unroll 1  // one copy of the copy code (run once per block: every instruction of it is fetched cold)
   for (int s = 0; s < L::ST - 1; ++s) {
@@ -549,7 +410,7 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
     }
     cp_async_commit();
   }
-  if constexpr (!L::PDL || L::LATE) mma_prepare<C>(smem, q);  // the tables while the first copies land
+  if constexpr (!L::PDL) mma_prepare<C>(smem, q);  // the tables while the first copies land
   const std::int64_t row0 = n0 + 16 * (w % C::TR), tok0 = m0 + 8 * C::NT * (w / C::TR);
   float acc[C::NT][4];
   mma_init<C::NT>(acc, p, row0, tok0);
@@ -566,22 +427,10 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
     cp_async_commit();
     const std::uint8_t* const st = stages + cur * L::STAGE;
     const std::int64_t valid = p.k - kt * L::KT;
-    if constexpr ((C::PIPE & 8) != 0) {
-      if (valid < L::KT)
-        mma_tile_ldsm<C, true>(st, lut, stab, static_cast<int>(valid), acc);
-      else
-        mma_tile_ldsm<C, false>(st, lut, stab, L::KT, acc);
-    } else if constexpr ((C::PIPE & 2) != 0) {
-      if (valid < L::KT)
-        mma_tile_pipe<C, true>(st, lut, stab, static_cast<int>(valid), acc);
-      else
-        mma_tile_pipe<C, false>(st, lut, stab, L::KT, acc);
-    } else {
-      if (valid < L::KT)
-        mma_tile<C, true>(st, lut, stab, static_cast<int>(valid), acc);
-      else
-        mma_tile<C, false>(st, lut, stab, L::KT, acc);
-    }
+    if (valid < L::KT)
+      mma_tile<C, true>(st, lut, stab, static_cast<int>(valid), acc);
+    else
+      mma_tile<C, false>(st, lut, stab, L::KT, acc);
     cur = cur + 1 == L::ST ? 0 : cur + 1;
     nxt = nxt + 1 == L::ST ? 0 : nxt + 1;
   }
@@ -725,14 +574,13 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 30411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3>, BF16>(p, s);
     case 30412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3>, BF16>(p, s);
     case 100418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 1>, BF16>(p, s);
-    case 200418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 2>, BF16>(p, s);
     case 300418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 3>, BF16>(p, s);
-    case 800418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 8>, BF16>(p, s);
-    case 900418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 9>, BF16>(p, s);
+    case 100424: return mma_launch<cfg::W4Mma<4, 2, 4, 0, false, 0, 1>, BF16>(p, s);
+    case 300424: return mma_launch<cfg::W4Mma<4, 2, 4, 0, false, 0, 3>, BF16>(p, s);
     case 130411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3, 1>, BF16>(p, s);
     case 130412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3, 1>, BF16>(p, s);
-    case 430411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3, 4>, BF16>(p, s);
-    case 430412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3, 4>, BF16>(p, s);
+    case 330411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3, 3>, BF16>(p, s);
+    case 330412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3, 3>, BF16>(p, s);
     case 224: return mma_launch<cfg::W4Mma<2, 2, 4>, BF16>(p, s);
     case 711: return mma_launch<cfg::W4Mma<1, 1, 1, 2>, BF16>(p, s);
     case 712: return mma_launch<cfg::W4Mma<1, 1, 2, 2>, BF16>(p, s);
@@ -752,8 +600,8 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 5111: return mma_launch<cfg::W4Mma<1, 1, 1, 6, true>, BF16>(p, s);
     default:
       throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 224 (flat), "
-                                "30411, 30412 (flat, at most 3 stages), 100418, 200418, 300418, 800418, 900418, 130411, 130412, "
-                                "430411, 430412 (flat, + 100000 PIPE), "
+                                "30411, 30412 (flat, at most 3 stages), 100418, 300418, 100424, 300424, 130411, 130412, "
+                                "330411, 330412 (flat, + 100000 PIPE), "
                                 "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1012, 1111 (2 .. 6 producer warps), "
                                 "4811, 4812, 4912, 5111 (the same, consumer loads 3 chunks ahead) "
                                 "(decode_cols 2000 + form)");

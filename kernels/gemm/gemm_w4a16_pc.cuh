@@ -40,6 +40,21 @@ __device__ __forceinline__ std::uint32_t lut_word(std::uint32_t lut_a, std::uint
   return v;
 }
 
+// The same word for byte c (0 or 1, a compile-time index) of x: the byte picked by a PRMT (the other
+// bytes zero), the address by one multiply-add, written out so that ptxas keeps the two instructions.
+__device__ __forceinline__ std::uint32_t lut_at(std::uint32_t lut_a, std::uint32_t x, int c) {
+  std::uint32_t v;
+  if (c == 0)
+    asm("{\n\t.reg .b32 i;\n\tprmt.b32 i, %1, 0, 0x4440;\n\tmad.lo.u32 i, i, 128, %2;\n\tld.shared.u32 %0, [i];\n\t}"
+        : "=r"(v)
+        : "r"(x), "r"(lut_a));
+  else
+    asm("{\n\t.reg .b32 i;\n\tprmt.b32 i, %1, 0, 0x4441;\n\tmad.lo.u32 i, i, 128, %2;\n\tld.shared.u32 %0, [i];\n\t}"
+        : "=r"(v)
+        : "r"(x), "r"(lut_a));
+  return v;
+}
+
 // What loader thread lt copies of every k-tile, fixed for the block: B rows
 // rb + i BSTEP (16 bytes at 16 (lt % 8), one k-block), A rows ra + i ASTEP (8
 // elements at 8 (lt % 32)); vb, va: rows inside N and M. Pointers are formed
@@ -115,21 +130,26 @@ __device__ __forceinline__ void cp_async4_u32(std::uint32_t s, const void* g) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(g) : "memory");
 }
 
-// What loader thread lt copies of k-tile 0 of a whole block (every row of A and B inside M and N, rows
-// 16-byte aligned, scale words aligned): the same chunks as MmaLoader, as byte pointers (k-tile kt
-// at + kt KT / 2, + kt 2 KT, + kt SSTEP), byte strides between a loader's rows, and offsets in a stage.
-// Only for k-tiles inside K (every k-block's scale code of them inside nkb).
+// What loader thread lt copies of k-tile 0 of a block whose rows of B are all inside N (rows 16-byte
+// aligned, scale words aligned): the same chunks as MmaLoader, as byte pointers (k-tile kt at + kt KT / 2,
+// + kt 2 KT, + kt SSTEP), byte strides between a loader's rows, and offsets in a stage; rows of A past M
+// (va of them inside) are not copied. Only for k-tiles inside K (every k-block's scale code of them inside
+// nkb).
 struct MmaFast {
   const std::uint8_t *b, *a, *s;
   std::int64_t bstep, astep, sstep;
   std::uint32_t db, da, ds;
-  bool on;  // the block is whole and every operand aligned: the k-tiles inside K take this path
+  int va;
+  bool on;     // B whole and every operand aligned: the k-tiles inside K take this path
+  bool afull;  // every row of A inside M (no test per chunk)
 };
 
 template <class L>
 __device__ __forceinline__ MmaFast mma_fast(const MmaParams& p, const MmaLoader& q, int lt) {
   MmaFast f;
-  f.on = p.vec_a && p.vec_b && p.vsc_b && q.va == L::TOK && q.vb == L::ROWS;
+  f.on = p.vec_a && p.vec_b && p.vsc_b && q.vb == L::ROWS;
+  f.afull = q.va == L::TOK;
+  f.va = q.va;
   f.b = q.b;
   f.a = reinterpret_cast<const std::uint8_t*>(q.a);
   f.bstep = L::BSTEP * p.ldb;
@@ -143,23 +163,25 @@ __device__ __forceinline__ MmaFast mma_fast(const MmaParams& p, const MmaLoader&
   return f;
 }
 
-// The copies of whole k-tile kt (inside K) of a whole block into the stage at shared address st
-// (f.on): one running pointer per operand, no bounds tests.
-template <class L>
+// The copies of whole k-tile kt (inside K) into the stage at shared address st (f.on): one running
+// pointer per operand, no bounds tests but the rows of A against M where not AFULL.
+template <class L, bool AFULL>
 __device__ __forceinline__ void mma_fast_load(std::uint32_t st, const MmaFast& f, std::int64_t kt, int lt) {
-  const std::uint8_t* b = f.b + kt * (L::KT / 2);
+  const std::uint8_t* const b = f.b + kt * (L::KT / 2);
+  std::int64_t o = 0;  // byte offset of the row (pointers formed for copied rows only)
 #pragma unroll
   for (int i = 0; i < L::B_PT; ++i) {
     if (L::B_PT * L::BSTEP == L::ROWS || (lt >> 3) + i * L::BSTEP < L::ROWS)
-      cp_async16_u32(st + f.db + i * L::BSTEP * L::RS, b);
-    b += f.bstep;
+      cp_async16_u32(st + f.db + i * L::BSTEP * L::RS, b + o);
+    o += f.bstep;
   }
-  const std::uint8_t* a = f.a + kt * (2 * L::KT);
+  const std::uint8_t* const a = f.a + kt * (2 * L::KT);
+  o = 0;
 #pragma unroll
   for (int i = 0; i < L::A_PT; ++i) {
-    if (L::A_PT * L::ASTEP == L::TOK || (lt >> 5) + i * L::ASTEP < L::TOK)
-      cp_async16_u32(st + f.da + L::a_step(i), a);
-    a += f.astep;
+    if (AFULL ? L::A_PT * L::ASTEP == L::TOK || (lt >> 5) + i * L::ASTEP < L::TOK : (lt >> 5) + i * L::ASTEP < f.va)
+      cp_async16_u32(st + f.da + L::a_step(i), a + o);
+    o += f.astep;
   }
   if (L::ROWS * L::CW == L::LOADERS || lt < L::ROWS * L::CW) cp_async4_u32(st + f.ds, f.s + kt * f.sstep);
 }

@@ -27,18 +27,17 @@ t() {  # pdl shape cols
 }
 for round in 1 2; do
   echo "## round $round (pdl shape cols: M,N,K,us,TFLOP/s)" >>"$O/bench.txt"
-  for c in ${F64:-0 2418 102418 202418 302418 802418 902418}; do t 1 "64 7168 2048" $c; done
-  for c in ${F1:-0 32411 132411 432411}; do t 1 "1 7168 2048" $c; done
-  t 0 "1 7168 2048" 432411
-  for c in ${F16:-0 32412 132412 432412}; do t 1 "16 7168 2048" $c; done
-  t 0 "16 7168 2048" 432412
+  for c in ${F64:-0 2418 102418 302418 102424 302424}; do t 1 "64 7168 2048" $c; done
+  for c in ${F1:-0 32411 132411 332411}; do t 1 "1 7168 2048" $c; done
+  for c in ${F16:-0 32412 132412 332412}; do t 1 "16 7168 2048" $c; done
+  for c in ${F32:-2418 102418 302418}; do t 1 "32 7168 2048" $c; done
   for c in ${FX:-}; do t 1 "64 2048 7168" $c; t 1 "16 2048 7168" $c; t 1 "1 2048 7168" $c; done
   timeout 40 python3 kernels/gemm/bench/torch_bench.py 50 2>&1 | grep -E "^cublas_bf16,(1|16|64)," >>"$O/bench.txt"
   log "== round $round at $(el) s"
 done
 # SASS of the flat kernel's 418 forms (bf16 out) and the STX forms with the fast copies
 if command -v cuobjdump >/dev/null; then
-  cuobjdump -sass "$G" 2>/dev/null | awk '/Function : /{p = ($0 ~ /w4a16_mma_kernel.*W4MmaILi4ELi1ELi(8ELi0ELb0ELi0ELi[0-389]|2ELi0ELb0ELi3ELi[01])EEELb1E/)} p' >"$O/sass.txt"
+  cuobjdump -sass "$G" 2>/dev/null | awk '/Function : /{p = ($0 ~ /w4a16_mma_kernel.*W4MmaILi4ELi1ELi(8ELi0ELb0ELi0ELi[0-3]|2ELi0ELb0ELi3ELi[0-3])EEELb1E/)} p' >"$O/sass.txt"
   log "== sass $(grep -c 'Function :' "$O/sass.txt") kernels, $(wc -l <"$O/sass.txt") lines at $(el) s"
   gzip -9 "$O/sass.txt"
 fi
@@ -57,12 +56,12 @@ cat /tmp/pipe-g_*.log | gzip -9 >"$O/gate.log.gz"; gzip -9 "$O/race.log"
 NM="sm__cycles_active.avg,smsp__inst_executed.sum,lts__t_sectors.sum,dram__bytes_read.sum,launch__registers_per_thread"
 for st in long_scoreboard short_scoreboard wait mio_throttle barrier math_pipe_throttle not_selected no_instruction selected dispatch_stall branch_resolving; do
   NM="$NM,smsp__average_warps_issue_stalled_${st}_per_issue_active.ratio"; done
-for c in ${NCU_COLS:-302418 902418 2418}; do
+for c in ${NCU_COLS:-102418 302418 2418}; do
   [ $(el) -gt ${NCU_BY:-190} ] && { log "ncu $c skipped (time)"; continue; }
   echo "=== ncu cols $c, 64 x 7168 x 2048, no PDL, after 3 launches" >>"$O/ncu.txt"
   MXK_GEMM_PDL=0 timeout 25 ncu --clock-control none -k regex:w4a16_mma_kernel --launch-skip 3 -c 1 --section SpeedOfLight \
     --section WarpStateStats --section SchedulerStats --metrics "$NM" $G time w4a16 64 7168 2048 4 0 $c 2>&1 |
-    grep -vE "^==PROF==|^==WARNING==" | tail -60 >>"$O/ncu.txt"
+    grep -vE "^==PROF==|^==WARNING==" | tail -95 >>"$O/ncu.txt"
   log "ncu $c at $(el) s: $(grep -E 'smsp__inst_executed.sum|Duration|sm__cycles_active.avg' "$O/ncu.txt" | tail -3 | tr -s ' ' | tr '\n' ';')"
 done
 log "total $(el) s"
