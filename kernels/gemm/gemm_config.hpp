@@ -216,12 +216,19 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 // 7168 724 32.72 us against CL 2 40.13, CL 4 63.53 (742 40.01; CL 2 41.18,
 // CL 4 65.25); 16 x 2048 x 7168 1012 17.24 against CL 2 28.58, CL 4 49.95.
 // ncu of 724 there: L2 throughput 34.6%, SM 20.1% - latency, not L2 bandwidth.
+// Run 16 pipe (h100-pipe/call2, H100, one binary, rounds 1 / 2, us, cuBLAS bf16 in the same call), wide N,
+// PIPE 3 (fast copies + table addresses by PRMT): M = 1 330411 9.87 / 10.06 (30411 10.53 / 10.72, 130411
+// 10.15 / 10.07; cuBLAS 13.54 / 13.28); M = 16 330412 10.43 / 10.26 (30412 11.89 / 12.04, 130412 10.97 /
+// 10.99; cuBLAS 12.92 / 12.74); M = 64 300418 13.80 / 13.79 (418 14.66 / 14.75, 100418 13.97 / 13.87;
+// 8 warps 100424 15.74 / 15.66, 300424 15.54 / 15.60; cuBLAS 13.46 / 13.22: still missed). M = 32 stays
+// 418: 14.67 / 14.69 against 100418 15.17 / 15.11 and 300418 14.99 / 14.96 (the fast copies with rows of A
+// past M; M = 33 .. 63 not measured, so 418 there too).
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
-  if (m <= 8) return wide ? 30411 : 5111;
-  if (m <= 16) return wide ? 130412 : 1012;
-  if (m <= 32) return wide ? 100418 : 814;
-  return wide ? 100418 : 724;
+  if (m <= 8) return wide ? 330411 : 5111;
+  if (m <= 16) return wide ? 330412 : 1012;
+  if (m <= 32) return wide ? 418 : 814;
+  return wide ? (m == 64 ? 300418 : 418) : 724;
 }
 // bn == 0, decode_cols == 0, M <= 64: the mma.sync kernel where its 4-tile
 // blocks fill half the SMs, or M <= 32 (producer forms), else the wgmma

@@ -45,7 +45,10 @@
 // flat form is issue-bound) the producer forms (bench/results/gemm-decode.md,
 // "run 11 pc"; for M <= 8 six producers with the consumer's loads 3 chunks
 // ahead, "run 13 dec"; for 8 < M <= 16 five producers, their 10 stages of 16
-// tokens fitting with 4 copies of the scale table, "run 14 w16b").
+// tokens fitting with 4 copies of the scale table, "run 14 w16b"). The flat forms' PIPE knob (FORM +
+// 100000 PIPE, run 16 pipe): whole k-tiles copied from per-thread pointers (87 SASS instructions per
+// thread and k-tile for 418 instead of ~350) and each table address in a PRMT and a multiply-add (37 per
+// k16 step instead of 41); the launcher takes 330411, 330412 and, at M = 64, 300418.
 #include <cuda_runtime.h>
 
 #include <cstdint>
