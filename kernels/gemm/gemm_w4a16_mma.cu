@@ -361,23 +361,6 @@ __device__ __forceinline__ void mma_prepare(std::uint8_t* smem, const MmaLoader&
       reinterpret_cast<std::uint32_t*>(st + L::SC + q.vb * L::CW * 4)[i] = 0u;
   }
 }
-// PIPE & 1: the copies of whole k-tile kt into stage s by mma_fast_load where `fast` (kt < wtiles);
-// false where the caller copies (mma_load), always false without the knob.
-template <class C>
-__device__ __forceinline__ bool mma_fast_tile(bool fast, std::uint8_t* stages, int s, const MmaFast& fq,
-                                              std::int64_t kt, int tid) {
-  using L = MmaLayout<C>;
-  if constexpr ((C::PIPE & 1) != 0) {
-    if (fast && fq.afull)
-      mma_fast_load<L, true>(smem_u32(stages + s * L::STAGE), fq, kt, tid);
-    else if (fast)
-      mma_fast_load<L, false>(smem_u32(stages + s * L::STAGE), fq, kt, tid);
-    return fast;
-  } else {
-    (void)fast, (void)stages, (void)s, (void)fq, (void)kt, (void)tid;
-    return false;
-  }
-}
 #endif  // MXK_GEMM_HAVE_WGMMA
 
 // The flat form: TR x TG warps, each widening its own 16 rows and running NT
@@ -407,7 +390,7 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   }
 #pragma unroll 1  // one copy of the copy code (run once per block: every instruction of it is fetched cold)
   for (int s = 0; s < L::ST - 1; ++s) {
-    if (mma_fast_tile<C>(s < wtiles, stages, s, fq, s, tid)) {
+    if (mma_fast_tile<L, (C::PIPE & 1) != 0>(s < wtiles, stages, s, fq, s, tid)) {
     } else if (s < ntiles) {
       mma_load<MmaLayout<C>>(stages + s * L::STAGE, p, q, s, tid);
     }
@@ -423,7 +406,7 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   for (std::int64_t kt = 0; kt < ntiles; ++kt) {
     cp_async_wait<L::ST - 2>();
     __syncthreads();  // tile kt landed (every thread's copies); every warp is done with stage (kt - 1) % ST
-    if (mma_fast_tile<C>(kt + L::ST - 1 < wtiles, stages, nxt, fq, kt + L::ST - 1, tid)) {
+    if (mma_fast_tile<L, (C::PIPE & 1) != 0>(kt + L::ST - 1 < wtiles, stages, nxt, fq, kt + L::ST - 1, tid)) {
     } else if (kt + L::ST - 1 < ntiles) {
       mma_load<MmaLayout<C>>(stages + nxt * L::STAGE, p, q, kt + L::ST - 1, tid);
     }
@@ -603,8 +586,8 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 5111: return mma_launch<cfg::W4Mma<1, 1, 1, 6, true>, BF16>(p, s);
     default:
       throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 224 (flat), "
-                                "30411, 30412 (flat, at most 3 stages), 100418, 300418, 100424, 300424, 130411, 130412, "
-                                "330411, 330412 (flat, + 100000 PIPE), "
+                                "30411, 30412 (flat, at most 3 stages), 100418, 300418, 100424, 300424, 130411, "
+                                "130412, 330411, 330412 (flat, + 100000 PIPE), "
                                 "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1012, 1111 (2 .. 6 producer warps), "
                                 "4811, 4812, 4912, 5111 (the same, consumer loads 3 chunks ahead) "
                                 "(decode_cols 2000 + form)");

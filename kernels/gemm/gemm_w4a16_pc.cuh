@@ -186,6 +186,23 @@ __device__ __forceinline__ void mma_fast_load(std::uint32_t st, const MmaFast& f
   if (L::ROWS * L::CW == L::LOADERS || lt < L::ROWS * L::CW) cp_async4_u32(st + f.ds, f.s + kt * f.sstep);
 }
 
+// The flat kernel's copies of whole k-tile kt into stage s by mma_fast_load where `fast` (kt < wtiles)
+// and ON (cfg::W4Mma::PIPE & 1); false where the caller copies (mma_load).
+template <class L, bool ON>
+__device__ __forceinline__ bool mma_fast_tile(bool fast, std::uint8_t* stages, int s, const MmaFast& fq,
+                                              std::int64_t kt, int tid) {
+  if constexpr (ON) {
+    if (fast && fq.afull)
+      mma_fast_load<L, true>(smem_u32(stages + s * L::STAGE), fq, kt, tid);
+    else if (fast)
+      mma_fast_load<L, false>(smem_u32(stages + s * L::STAGE), fq, kt, tid);
+    return fast;
+  } else {
+    (void)fast, (void)stages, (void)s, (void)fq, (void)kt, (void)tid;
+    return false;
+  }
+}
+
 // 2^(e-127) as bf16x2 for the code of k-block j in a row's scale words (stab:
 // this lane's copy of the scale table of SCOPY copies).
 template <int SCOPY, int CW>
