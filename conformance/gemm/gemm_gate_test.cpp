@@ -429,6 +429,14 @@ TEST(GemmGate, W4a16DecodeKernel) {  // bn 0, M <= 64: every width of A rows per
       run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0, 3, 0, cols}, seed++);
   for (std::int64_t m : {1, 16, 64})  // decode shapes of the benchmark, widths chosen by the launcher
     run_w4({m, 2048, 7168, kDense, Fmt::bf16, false, 8, 0, 0}, seed++);
+  // PIPE forms (run 16 pipe): whole k-tiles from per-thread pointers (+ 100000; rows of A past M
+  // skipped), then the ragged k-tile by mma_load; table addresses by PRMT + multiply-add (+ 200000)
+  run_w4({64, 128, 2080, kTc, Fmt::bf16, true, 3, 0, 302418}, 42);     // 8 whole k-tiles over 4 stages, ragged
+  run_w4({64, 64, 1024, kDense, Fmt::fp32, false, 3, 0, 302424}, 43);  // 8 warps, whole k-tiles
+  run_w4({32, 100, 2304, kDense, Fmt::bf16, true, 3, 0, 132412}, 44);  // 9 whole k-tiles over 3, partial blocks
+  run_w4({5, 64, 1312, kTc, Fmt::bf16, false, 3, 0, 332411}, 45);      // 5 of 8 rows of A, 5 whole k-tiles
+  run_w4({50, 128, 2080, kTc, Fmt::fp32, true, 3, 0, 302418}, 46);     // 50 of 64 rows of A, ragged k-tile
+  run_w4({40, 70, 1000, kTc, Fmt::bf16, false, 3, 0, 102424}, 47);     // byte loads (ldb 500), partial blocks
   run_w4({16, 7168, 2048, kDense, Fmt::bf16, true, 8, 0, 0}, seed++);
 }
 
@@ -436,7 +444,7 @@ TEST(GemmGate, W4a16MmaKernel) {  // bn 0, M <= 64, decode_cols 2000 + form: eve
   REQUIRE_GPU();
   std::uint64_t seed = 1000;
   for (int form : {111, 411, 412, 418, 224, 711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1012, 1111, 4811,
-                   4812, 4912, 5111, 30411, 30412}) {
+                   4812, 4912, 5111, 30411, 30412, 100418, 300418, 100424, 300424, 130411, 130412, 330411, 330412}) {
     const std::int64_t tok = 8 * (form % 10) * (form / 10 % 10);  // rows of A per block
     for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 64, 256}, {3, 130, 544},
                            {tok, 72, 1024}, {std::min<std::int64_t>(tok + 1, 64), 200, 97}, {64, 64, 2080},
@@ -510,7 +518,7 @@ TEST(GemmGate, W4a16MmaCancellation) {
       a[static_cast<std::size_t>(r * k + i)] = a[static_cast<std::size_t>(r * k + i - 1)];
   std::vector<float> c(static_cast<std::size_t>(m * n));
   for (std::size_t i = 0; i < c.size(); ++i) c[i] = i % 3 == 0 ? 16777216.0f : i % 3 == 1 ? -1e30f : 0.5f;
-  for (int cols : {2111, 2411, 2412, 2224, 2418, 32411, 32412, 2711, 2712, 2724, 2811, 2812, 2814, 2821, 2911, 2912,
+  for (int cols : {2111, 2411, 2412, 2224, 2418, 32411, 32412, 102418, 302418, 302424, 132412, 332411, 2711, 2712, 2724, 2811, 2812, 2814, 2821, 2911, 2912,
                    3011, 3012, 3111, 6811, 6812, 6912, 7111, 0, 16})
     for (Fmt out : {Fmt::fp32, Fmt::bf16}) {
       SCOPED_TRACE("cols " + std::to_string(cols));

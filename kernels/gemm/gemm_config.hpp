@@ -191,16 +191,21 @@ inline bool w4_rs_three_wg(int cols) { return cols == 16; }
 // an SM sub-partition, the producers two to each of the others). FORM names
 // it (decode_cols 2000 + FORM; P = 5, 6: 1011 / 1012, 1111; DEEP + 4000; flat
 // with at most STX stages + 10000 STX).
-template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false, int STX_ = 0>
+// PIPE (flat forms only, bits, FORM + 100000 PIPE; run 16 pipe): 1 the copies of whole k-tiles from
+// per-thread pointers and 32-bit shared addresses where a block's rows of B are all inside N (no bounds
+// tests but the rows of A against M, no 64-bit index products: 87 instead of ~290 instructions per
+// thread and k-tile for 418); 2 each widening-table address by one PRMT and one multiply-add.
+template <int TR_, int TG_, int NT_, int P_ = 0, bool DEEP_ = false, int STX_ = 0, int PIPE_ = 0>
 struct W4Mma {
-  static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256;
+  static constexpr int TR = TR_, TG = TG_, NT = NT_, P = P_, KT = 256, PIPE = PIPE_;
   static constexpr bool DEEP = DEEP_;  // P > 0: the consumer's loads 3 chunks of steps ahead (FORM + 4000)
   // P = 0: at most STX stages (0: as many as fit, <= 8): fewer k-tiles in flight at the start, and a block
   // small enough for two per SM (the kernel asks for the bytes of its ST stages only)
   static constexpr int STX = STX_;
   static constexpr int SMEM = (P_ > 0 ? 227 : 220) * 1024;  // one block per SM
   static constexpr int FORM =
-      (P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_) + (DEEP_ ? 4000 : 0) + 10000 * STX_;
+      (P_ > 0 ? 500 + 100 * P_ + 10 * TG_ + NT_ : 100 * TR_ + 10 * TG_ + NT_) + (DEEP_ ? 4000 : 0) + 10000 * STX_ +
+      100000 * PIPE_;
 };
 // Blocks of 4 weight tiles give half the SMs a block (N = 7168: 112 blocks).
 inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 4 >= sms / 2; }
@@ -252,12 +257,19 @@ inline bool w4_mma_wide(std::int64_t n, int sms) { return ((n + 15) / 16 + 3) / 
 // 7168 724 32.72 us against CL 2 40.13, CL 4 63.53 (742 40.01; CL 2 41.18,
 // CL 4 65.25); 16 x 2048 x 7168 1012 17.24 against CL 2 28.58, CL 4 49.95.
 // ncu of 724 there: L2 throughput 34.6%, SM 20.1% - latency, not L2 bandwidth.
+// Run 16 pipe (h100-pipe/call2, H100, one binary, rounds 1 / 2, us, cuBLAS bf16 in the same call), wide N,
+// PIPE 3 (fast copies + table addresses by PRMT): M = 1 330411 9.87 / 10.06 (30411 10.53 / 10.72, 130411
+// 10.15 / 10.07; cuBLAS 13.54 / 13.28); M = 16 330412 10.43 / 10.26 (30412 11.89 / 12.04, 130412 10.97 /
+// 10.99; cuBLAS 12.92 / 12.74); M = 64 300418 13.80 / 13.79 (418 14.66 / 14.75, 100418 13.97 / 13.87;
+// 8 warps 100424 15.74 / 15.66, 300424 15.54 / 15.60; cuBLAS 13.46 / 13.22: still missed). M = 32 stays
+// 418: 14.67 / 14.69 against 100418 15.17 / 15.11 and 300418 14.99 / 14.96 (the fast copies with rows of A
+// past M; M = 33 .. 63 not measured, so 418 there too).
 inline int w4_mma_form(std::int64_t m, std::int64_t n, int sms) {
   const bool wide = w4_mma_wide(n, sms);
-  if (m <= 8) return wide ? 30411 : 5111;
-  if (m <= 16) return wide ? 30412 : 1012;
+  if (m <= 8) return wide ? 330411 : 5111;
+  if (m <= 16) return wide ? 330412 : 1012;
   if (m <= 32) return wide ? 418 : 814;
-  return wide ? 418 : 724;
+  return wide ? (m == 64 ? 300418 : 418) : 724;
 }
 // bn == 0, decode_cols == 0, M <= 64: the mma.sync kernel where its 4-tile
 // blocks fill half the SMs, or M <= 32 (producer forms), else the wgmma

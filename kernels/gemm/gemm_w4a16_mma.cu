@@ -45,7 +45,10 @@
 // flat form is issue-bound) the producer forms (bench/results/gemm-decode.md,
 // "run 11 pc"; for M <= 8 six producers with the consumer's loads 3 chunks
 // ahead, "run 13 dec"; for 8 < M <= 16 five producers, their 10 stages of 16
-// tokens fitting with 4 copies of the scale table, "run 14 w16b").
+// tokens fitting with 4 copies of the scale table, "run 14 w16b"). The flat forms' PIPE knob (FORM +
+// 100000 PIPE, run 16 pipe): whole k-tiles copied from per-thread pointers (87 SASS instructions per
+// thread and k-tile for 418 instead of ~350) and each table address in a PRMT and a multiply-add (37 per
+// k16 step instead of 41); the launcher takes 330411, 330412 and, at M = 64, 300418.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -151,6 +154,7 @@ struct MmaLayout {
   static_assert(!PC || C::TR == 1, "producer warps serve one weight tile");
   static_assert(PC || !C::DEEP, "DEEP: a consumer's ring");
   static_assert(!PC || C::STX == 0, "STX: flat forms only");
+  static_assert(!PC || C::PIPE == 0, "PIPE: flat forms only");
   static_assert(B_PT * BSTEP >= ROWS && A_PT * ASTEP >= TOK && BSTEP * 8 == LOADERS && ASTEP * 32 == LOADERS,
                 "chunks per loader");
   static_assert((PC ? OWN >= 2 && 2 * ST * 8 <= STAGES - BARS && NCH % 2 == 0 : ST >= 3) &&
@@ -176,16 +180,23 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)
 // Slots 2t, 2t + 1 take k 4t, 4t + 1 (byte 2t), slots 2t + 8, 2t + 9 take
 // k 4t + 2, 4t + 3 (byte 2t + 1). RAGGED: elements at or past `valid` (of
 // the k-tile) are +0.
-template <int RS, bool RAGGED>
+// ADDR (C::PIPE & 2): each table address by lut_at (a PRMT and a multiply-add; from `x & 0xFF` and
+// `x >> 8` ptxas made a shift, a mask and an add: 12 instructions per step instead of 8, run 16 pipe).
+template <int RS, bool RAGGED, bool ADDR = false>
 __device__ __forceinline__ void widen_step(std::uint32_t (&a)[4], const std::uint8_t* b0, int s, std::uint32_t f0,
                                            std::uint32_t f1, std::uint32_t lut_a, int t, int valid) {
   const std::uint32_t x0 = *reinterpret_cast<const std::uint16_t*>(b0 + 8 * s);
   const std::uint32_t x1 = *reinterpret_cast<const std::uint16_t*>(b0 + 8 * RS + 8 * s);
-  auto widen = [&](std::uint32_t byte, std::uint32_t f2) { return mul_bf16x2(lut_word(lut_a, byte), f2); };
-  a[0] = widen(x0 & 0xFFu, f0);
-  a[1] = widen(x1 & 0xFFu, f1);
-  a[2] = widen(x0 >> 8, f0);
-  a[3] = widen(x1 >> 8, f1);
+  auto widen = [&](std::uint32_t x, int c, std::uint32_t f2) {
+    if constexpr (ADDR)
+      return mul_bf16x2(lut_at(lut_a, x, c), f2);
+    else
+      return mul_bf16x2(lut_word(lut_a, c ? x >> 8 : x & 0xFFu), f2);
+  };
+  a[0] = widen(x0, 0, f0);
+  a[1] = widen(x1, 0, f1);
+  a[2] = widen(x0, 1, f0);
+  a[3] = widen(x1, 1, f1);
   if constexpr (RAGGED) {
     const int k = 16 * s + 4 * t;
     const std::uint32_t m01 = k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
@@ -219,7 +230,7 @@ __device__ __forceinline__ void mma_tile(const std::uint8_t* st, const std::uint
     for (int u = 0; u < 2; ++u) {
       const int s = 2 * j + u;
       std::uint32_t a[4];
-      widen_step<L::RS, RAGGED>(a, b0, s, f0, f1, lut_a, t, valid);
+      widen_step<L::RS, RAGGED, (C::PIPE & 2) != 0>(a, b0, s, f0, f1, lut_a, t, valid);
 #pragma unroll
       for (int jn = 0; jn < C::NT; ++jn)
         mma_bf16(acc[jn], a, *reinterpret_cast<const uint2*>(a0 + jn * 8 * L::RA + 32 * s));
@@ -365,6 +376,13 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   const std::int64_t ntiles = (p.k + L::KT - 1) / L::KT;
   std::uint8_t* const stages = smem + L::STAGES;
   const MmaLoader q = mma_loader<MmaLayout<C>>(p, m0, n0, tid);
+  // PIPE & 1: whole k-tiles (kt < wtiles) of a whole block from per-thread pointers (mma_fast_load)
+  MmaFast fq{};
+  std::int64_t wtiles = 0;
+  if constexpr ((C::PIPE & 1) != 0) {
+    fq = mma_fast<MmaLayout<C>>(p, q, tid);
+    wtiles = fq.on ? p.k / L::KT : 0;
+  }
   if constexpr (L::PDL) {
     pdl_trigger();
     mma_prepare<C>(smem, q);  // shared memory only (tables, zero rows: none the copies below write)
@@ -372,7 +390,10 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   }
 #pragma unroll 1  // one copy of the copy code (run once per block: every instruction of it is fetched cold)
   for (int s = 0; s < L::ST - 1; ++s) {
-    if (s < ntiles) mma_load<MmaLayout<C>>(stages + s * L::STAGE, p, q, s, tid);
+    if (mma_fast_tile<L, (C::PIPE & 1) != 0>(s < wtiles, stages, s, fq, s, tid)) {
+    } else if (s < ntiles) {
+      mma_load<MmaLayout<C>>(stages + s * L::STAGE, p, q, s, tid);
+    }
     cp_async_commit();
   }
   if constexpr (!L::PDL) mma_prepare<C>(smem, q);  // the tables while the first copies land
@@ -385,7 +406,10 @@ __global__ void __launch_bounds__(32 * C::TR * C::TG, 1) w4a16_mma_kernel(const 
   for (std::int64_t kt = 0; kt < ntiles; ++kt) {
     cp_async_wait<L::ST - 2>();
     __syncthreads();  // tile kt landed (every thread's copies); every warp is done with stage (kt - 1) % ST
-    if (kt + L::ST - 1 < ntiles) mma_load<MmaLayout<C>>(stages + nxt * L::STAGE, p, q, kt + L::ST - 1, tid);
+    if (mma_fast_tile<L, (C::PIPE & 1) != 0>(kt + L::ST - 1 < wtiles, stages, nxt, fq, kt + L::ST - 1, tid)) {
+    } else if (kt + L::ST - 1 < ntiles) {
+      mma_load<MmaLayout<C>>(stages + nxt * L::STAGE, p, q, kt + L::ST - 1, tid);
+    }
     cp_async_commit();
     const std::uint8_t* const st = stages + cur * L::STAGE;
     const std::int64_t valid = p.k - kt * L::KT;
@@ -535,6 +559,14 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 418: return mma_launch<cfg::W4Mma<4, 1, 8>, BF16>(p, s);
     case 30411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3>, BF16>(p, s);
     case 30412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3>, BF16>(p, s);
+    case 100418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 1>, BF16>(p, s);
+    case 300418: return mma_launch<cfg::W4Mma<4, 1, 8, 0, false, 0, 3>, BF16>(p, s);
+    case 100424: return mma_launch<cfg::W4Mma<4, 2, 4, 0, false, 0, 1>, BF16>(p, s);
+    case 300424: return mma_launch<cfg::W4Mma<4, 2, 4, 0, false, 0, 3>, BF16>(p, s);
+    case 130411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3, 1>, BF16>(p, s);
+    case 130412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3, 1>, BF16>(p, s);
+    case 330411: return mma_launch<cfg::W4Mma<4, 1, 1, 0, false, 3, 3>, BF16>(p, s);
+    case 330412: return mma_launch<cfg::W4Mma<4, 1, 2, 0, false, 3, 3>, BF16>(p, s);
     case 224: return mma_launch<cfg::W4Mma<2, 2, 4>, BF16>(p, s);
     case 711: return mma_launch<cfg::W4Mma<1, 1, 1, 2>, BF16>(p, s);
     case 712: return mma_launch<cfg::W4Mma<1, 1, 2, 2>, BF16>(p, s);
@@ -554,7 +586,8 @@ void mma_any(const MmaParams& p, int form, cudaStream_t s) {
     case 5111: return mma_launch<cfg::W4Mma<1, 1, 1, 6, true>, BF16>(p, s);
     default:
       throw mx::InvalidArgument("w4a16 GEMM: mma.sync decode form must be one of 111, 411, 412, 418, 224 (flat), "
-                                "30411, 30412 (flat, at most 3 stages), "
+                                "30411, 30412 (flat, at most 3 stages), 100418, 300418, 100424, 300424, 130411, "
+                                "130412, 330411, 330412 (flat, + 100000 PIPE), "
                                 "711, 712, 724, 811, 812, 814, 821, 911, 912, 1011, 1012, 1111 (2 .. 6 producer warps), "
                                 "4811, 4812, 4912, 5111 (the same, consumer loads 3 chunks ahead) "
                                 "(decode_cols 2000 + form)");

@@ -40,6 +40,21 @@ __device__ __forceinline__ std::uint32_t lut_word(std::uint32_t lut_a, std::uint
   return v;
 }
 
+// The same word for byte c (0 or 1, a compile-time index) of x: the byte picked by a PRMT (the other
+// bytes zero), the address by one multiply-add, written out so that ptxas keeps the two instructions.
+__device__ __forceinline__ std::uint32_t lut_at(std::uint32_t lut_a, std::uint32_t x, int c) {
+  std::uint32_t v;
+  if (c == 0)
+    asm("{\n\t.reg .b32 i;\n\tprmt.b32 i, %1, 0, 0x4440;\n\tmad.lo.u32 i, i, 128, %2;\n\tld.shared.u32 %0, [i];\n\t}"
+        : "=r"(v)
+        : "r"(x), "r"(lut_a));
+  else
+    asm("{\n\t.reg .b32 i;\n\tprmt.b32 i, %1, 0, 0x4441;\n\tmad.lo.u32 i, i, 128, %2;\n\tld.shared.u32 %0, [i];\n\t}"
+        : "=r"(v)
+        : "r"(x), "r"(lut_a));
+  return v;
+}
+
 // What loader thread lt copies of every k-tile, fixed for the block: B rows
 // rb + i BSTEP (16 bytes at 16 (lt % 8), one k-block), A rows ra + i ASTEP (8
 // elements at 8 (lt % 32)); vb, va: rows inside N and M. Pointers are formed
@@ -103,6 +118,88 @@ __device__ __forceinline__ void mma_load(std::uint8_t* st, const MmaParams& p, c
     if (r < q.vb && kb4 < p.nkb)
       load_codes4(reinterpret_cast<std::uint32_t*>(st + L::SC) + u, p.sb, p.tc_b, p.vsc_b, q.n0 + r, kb4, p.nkb);
     if constexpr (L::ROWS * L::CW <= L::LOADERS) break;
+  }
+}
+
+// cp.async of 16 / 4 bytes to a 32-bit shared-memory address (the copies of MmaFast: the compiler folds
+// a compile-time offset into the instruction).
+__device__ __forceinline__ void cp_async16_u32(std::uint32_t s, const void* g) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(g) : "memory");
+}
+__device__ __forceinline__ void cp_async4_u32(std::uint32_t s, const void* g) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(g) : "memory");
+}
+
+// What loader thread lt copies of k-tile 0 of a block whose rows of B are all inside N (rows 16-byte
+// aligned, scale words aligned): the same chunks as MmaLoader, as byte pointers (k-tile kt at + kt KT / 2,
+// + kt 2 KT, + kt SSTEP), byte strides between a loader's rows, and offsets in a stage; rows of A past M
+// (va of them inside) are not copied. Only for k-tiles inside K (every k-block's scale code of them inside
+// nkb).
+struct MmaFast {
+  const std::uint8_t *b, *a, *s;
+  std::int64_t bstep, astep, sstep;
+  std::uint32_t db, da, ds;
+  int va;
+  bool on;     // B whole and every operand aligned: the k-tiles inside K take this path
+  bool afull;  // every row of A inside M (no test per chunk)
+};
+
+template <class L>
+__device__ __forceinline__ MmaFast mma_fast(const MmaParams& p, const MmaLoader& q, int lt) {
+  MmaFast f;
+  f.on = p.vec_a && p.vec_b && p.vsc_b && q.vb == L::ROWS;
+  f.afull = q.va == L::TOK;
+  f.va = q.va;
+  f.b = q.b;
+  f.a = reinterpret_cast<const std::uint8_t*>(q.a);
+  f.bstep = L::BSTEP * p.ldb;
+  f.astep = 2 * L::ASTEP * p.lda;
+  const int r = lt / L::CW, wi = lt % L::CW;  // scale word: row r, k-blocks 4 wi .. 4 wi + 3 of the k-tile
+  f.s = p.sb + (r < q.vb ? scale_off(p.tc_b, q.n0 + r, 4 * wi, p.nkb) : 0);
+  f.sstep = p.tc_b ? 2 * 512 : L::KB;  // tcgen05: one 512-byte block per 4 k-blocks (of 128 rows)
+  f.db = static_cast<std::uint32_t>(q.db);
+  f.da = static_cast<std::uint32_t>(q.da);
+  f.ds = static_cast<std::uint32_t>(L::SC + 4 * lt);
+  return f;
+}
+
+// The copies of whole k-tile kt (inside K) into the stage at shared address st (f.on): one running
+// pointer per operand, no bounds tests but the rows of A against M where not AFULL.
+template <class L, bool AFULL>
+__device__ __forceinline__ void mma_fast_load(std::uint32_t st, const MmaFast& f, std::int64_t kt, int lt) {
+  const std::uint8_t* const b = f.b + kt * (L::KT / 2);
+  std::int64_t o = 0;  // byte offset of the row (pointers formed for copied rows only)
+#pragma unroll
+  for (int i = 0; i < L::B_PT; ++i) {
+    if (L::B_PT * L::BSTEP == L::ROWS || (lt >> 3) + i * L::BSTEP < L::ROWS)
+      cp_async16_u32(st + f.db + i * L::BSTEP * L::RS, b + o);
+    o += f.bstep;
+  }
+  const std::uint8_t* const a = f.a + kt * (2 * L::KT);
+  o = 0;
+#pragma unroll
+  for (int i = 0; i < L::A_PT; ++i) {
+    if (AFULL ? L::A_PT * L::ASTEP == L::TOK || (lt >> 5) + i * L::ASTEP < L::TOK : (lt >> 5) + i * L::ASTEP < f.va)
+      cp_async16_u32(st + f.da + L::a_step(i), a + o);
+    o += f.astep;
+  }
+  if (L::ROWS * L::CW == L::LOADERS || lt < L::ROWS * L::CW) cp_async4_u32(st + f.ds, f.s + kt * f.sstep);
+}
+
+// The flat kernel's copies of whole k-tile kt into stage s by mma_fast_load where `fast` (kt < wtiles)
+// and ON (cfg::W4Mma::PIPE & 1); false where the caller copies (mma_load).
+template <class L, bool ON>
+__device__ __forceinline__ bool mma_fast_tile(bool fast, std::uint8_t* stages, int s, const MmaFast& fq,
+                                              std::int64_t kt, int tid) {
+  if constexpr (ON) {
+    if (fast && fq.afull)
+      mma_fast_load<L, true>(smem_u32(stages + s * L::STAGE), fq, kt, tid);
+    else if (fast)
+      mma_fast_load<L, false>(smem_u32(stages + s * L::STAGE), fq, kt, tid);
+    return fast;
+  } else {
+    (void)fast, (void)stages, (void)s, (void)fq, (void)kt, (void)tid;
+    return false;
   }
 }
 
