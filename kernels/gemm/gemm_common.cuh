@@ -34,9 +34,13 @@ __device__ __forceinline__ std::uint64_t smem_desc(const void* p) {
   return d;  // base offset 0, no swizzle
 }
 
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-  const auto s = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
+// cp.async of 16 bytes to the 32-bit shared-memory address s (a compile-time
+// offset added to s folds into the instruction), and to a generic pointer.
+__device__ __forceinline__ void cp_async16(std::uint32_t s, const void* gmem) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  cp_async16(static_cast<std::uint32_t>(__cvta_generic_to_shared(smem)), gmem);
 }
 // 16 bytes into shared memory of which the first `src_bytes` (0..16) come
 // from global memory and the rest are zero (gmem must be 16-byte aligned).
@@ -45,9 +49,11 @@ __device__ __forceinline__ void cp_async16_zfill(void* smem, const void* gmem, i
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem), "r"(src_bytes) : "memory");
 }
 // 4 bytes (scale codes) into shared memory; src 4-byte aligned.
-__device__ __forceinline__ void cp_async4(void* smem, const void* gmem) {
-  const auto s = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
+__device__ __forceinline__ void cp_async4(std::uint32_t s, const void* gmem) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async4(void* smem, const void* gmem) {
+  cp_async4(static_cast<std::uint32_t>(__cvta_generic_to_shared(smem)), gmem);
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }

@@ -121,15 +121,6 @@ __device__ __forceinline__ void mma_load(std::uint8_t* st, const MmaParams& p, c
   }
 }
 
-// cp.async of 16 / 4 bytes to a 32-bit shared-memory address (the copies of MmaFast: the compiler folds
-// a compile-time offset into the instruction).
-__device__ __forceinline__ void cp_async16_u32(std::uint32_t s, const void* g) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(g) : "memory");
-}
-__device__ __forceinline__ void cp_async4_u32(std::uint32_t s, const void* g) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(g) : "memory");
-}
-
 // What loader thread lt copies of k-tile 0 of a block whose rows of B are all inside N (rows 16-byte
 // aligned, scale words aligned): the same chunks as MmaLoader, as byte pointers (k-tile kt at + kt KT / 2,
 // + kt 2 KT, + kt SSTEP), byte strides between a loader's rows, and offsets in a stage; rows of A past M
@@ -172,7 +163,7 @@ __device__ __forceinline__ void mma_fast_load(std::uint32_t st, const MmaFast& f
 #pragma unroll
   for (int i = 0; i < L::B_PT; ++i) {
     if (L::B_PT * L::BSTEP == L::ROWS || (lt >> 3) + i * L::BSTEP < L::ROWS)
-      cp_async16_u32(st + f.db + i * L::BSTEP * L::RS, b + o);
+      cp_async16(st + f.db + i * L::BSTEP * L::RS, b + o);
     o += f.bstep;
   }
   const std::uint8_t* const a = f.a + kt * (2 * L::KT);
@@ -180,10 +171,10 @@ __device__ __forceinline__ void mma_fast_load(std::uint32_t st, const MmaFast& f
 #pragma unroll
   for (int i = 0; i < L::A_PT; ++i) {
     if (AFULL ? L::A_PT * L::ASTEP == L::TOK || (lt >> 5) + i * L::ASTEP < L::TOK : (lt >> 5) + i * L::ASTEP < f.va)
-      cp_async16_u32(st + f.da + L::a_step(i), a + o);
+      cp_async16(st + f.da + L::a_step(i), a + o);
     o += f.astep;
   }
-  if (L::ROWS * L::CW == L::LOADERS || lt < L::ROWS * L::CW) cp_async4_u32(st + f.ds, f.s + kt * f.sstep);
+  if (L::ROWS * L::CW == L::LOADERS || lt < L::ROWS * L::CW) cp_async4(st + f.ds, f.s + kt * f.sstep);
 }
 
 // The flat kernel's copies of whole k-tile kt into stage s by mma_fast_load where `fast` (kt < wtiles)
