@@ -76,8 +76,7 @@ constexpr int kW4Group = 8;
 // one consumer warpgroup (m64nBNk16 from shared memory), the block's BN rows of
 // B widened once by the producers, in G = 128 NP / GT groups of GT threads where a
 // k-tile has fewer 32-element chunks than producer threads (group g widens
-// k-tiles g, g + G, ...: RS per group 8, 4 from G = 4, 3 from G = 8; DEEP: see
-// w4_ws_decode_rs); as many
+// k-tiles g, g + G, ...: RS per group 8, 4 from G = 4, 3 from G = 8); as many
 // stages as fit about 200 KB with the raw rings (at most 16, a multiple of G),
 // no setmaxnreg (REGS 0), launched as a programmatic dependent (PDL).
 template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_>
@@ -100,22 +99,19 @@ constexpr int w4_ws_group_threads(int bn) {
 constexpr int w4_ws_groups(int bn, int np) {
   return w4_ws_group_threads(bn) < 128 * np ? 128 * np / w4_ws_group_threads(bn) : 1;
 }
-// Raw ring stages per group: DEEP keeps ~80 KB of packed B in flight per block
-// (G (RS - 1) k-tiles ahead: at 64 x 7168 x 2048 the block's whole 57 KB of B
-// is in flight from the start), else 3 .. 8 stages.
-constexpr int w4_ws_decode_rs(int bn, int np, bool deep = false) {
-  const int g = w4_ws_groups(bn, np), rs = 80 * 1024 / (g * 40 * bn);
-  if (deep) return rs < 32 ? rs : 32;
+// Raw ring stages per group: 3 .. 8 (run 16 tm2's deep rings, ~80 KB of packed
+// B in flight per block, were slower in every form and are gone: gemm-decode.md).
+constexpr int w4_ws_decode_rs(int bn, int np) {
+  const int g = w4_ws_groups(bn, np);
   return g >= 8 ? 3 : g >= 4 ? 4 : 8;
 }
-constexpr int w4_ws_decode_stages(int bn, int np, bool deep = false) {  // A 8 KB + widened B 128 BN per stage;
-  const int g = w4_ws_groups(bn, np);                                  // raw stages 40 BN
-  const int st = ((deep ? 216 : 200) * 1024 - g * w4_ws_decode_rs(bn, np, deep) * 40 * bn) / (8192 + 128 * bn);
+constexpr int w4_ws_decode_stages(int bn, int np) {  // A 8 KB + widened B 128 BN per stage; raw stages 40 BN
+  const int g = w4_ws_groups(bn, np);
+  const int st = (200 * 1024 - g * w4_ws_decode_rs(bn, np) * 40 * bn) / (8192 + 128 * bn);
   return (st < 16 ? st : 16) / g * g;
 }
-template <int BN, int NP, bool DEEP = false>
-using W4WsDecode =
-    W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP, DEEP), w4_ws_decode_rs(BN, NP, DEEP), 0, 0>;
+template <int BN, int NP>
+using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0>;
 // M > 64 with A and packed B readable by TMA (16-byte aligned rows): the
 // register-A kernel (gemm_w4a16_rs.cu) computes D^T = B A^T: BN rows of B
 // (the wgmma's M side, 64 per consumer warpgroup, widened by the consumers

@@ -280,9 +280,9 @@ bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
 bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::W4Ws>(x, stream); }
 
 namespace {
-template <int BN, int NP, bool DEEP = false>
+template <int BN, int NP>
 bool decode_form(const W4a16GemmArgs& x, cudaStream_t stream) {
-  return launch_cfg<cfg::W4WsDecode<BN, NP, DEEP>>(x, stream);
+  return launch_cfg<cfg::W4WsDecode<BN, NP>>(x, stream);
 }
 }  // namespace
 
@@ -304,17 +304,11 @@ bool w4a16_ws_decode_launch(const W4a16GemmArgs& x, int code, cudaStream_t strea
     case 6356: return decode_form<56, 4>(x, stream);
     case 6364: return decode_form<64, 4>(x, stream);
     case 6428: return decode_form<128, 4>(x, stream);
-    // deep raw rings (cfg::w4_ws_decode_rs): 6200 + BN one producer warpgroup, 6400 + BN four
-    case 6216: return decode_form<16, 1, true>(x, stream);
-    case 6256: return decode_form<56, 1, true>(x, stream);
-    case 6264: return decode_form<64, 1, true>(x, stream);
-    case 6456: return decode_form<56, 4, true>(x, stream);
-    case 6464: return decode_form<64, 4, true>(x, stream);
     default:
       throw mx::InvalidArgument(
           "w4a16 GEMM: warp-specialized M <= 64 form must be 6016, 6032, 6056, 6064, 6128 (one producer "
           "warpgroup, 6000 + BN), 6116, 6132, 6156, 6164, 6228 (two, 6100 + BN) or 6316, 6332, 6356, 6364, 6428 "
-          "(four, 6300 + BN); with deep raw rings 6216, 6256, 6264 (one) or 6456, 6464 (four)");
+          "(four, 6300 + BN)");
   }
 }
 
