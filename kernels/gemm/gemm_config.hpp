@@ -79,12 +79,20 @@ constexpr int kW4Group = 8;
 // k-tiles g, g + G, ...: RS per group 8, 4 from G = 4, 3 from G = 8); as many
 // stages as fit about 200 KB with the raw rings (at most 16, a multiple of G),
 // no setmaxnreg (REGS 0), launched as a programmatic dependent (PDL).
-template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_>
+// NS (BM = 64 only): NS consumer warpgroups splitting the BN columns (each
+// m64n(BN / NS)k16: NS shorter wgmma chains side by side instead of one; each
+// element's k-ordered chain is unchanged). CW: k-tiles of wgmma each consumer
+// keeps in flight (1: wait for the previous k-tile's before the next, 2: the
+// one before that).
+template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_, int NS_ = 1,
+          int CW_ = 1>
 struct W4WsT {
   static constexpr int BM = BM_, BN = BN_, KT = 64, ST = ST_, RS = RS_, NP = NP_, GROUP = 8;
-  static constexpr int NC = BM_ == 64 ? 1 : 2;  // consumer warpgroups
+  static constexpr int NS = NS_, CW = CW_;
+  static constexpr int NC = BM_ == 64 ? NS_ : 2;  // consumer warpgroups
   static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg (0: none)
   static constexpr bool PDL = BM_ == 64;
+  static_assert(NS_ == 1 || BM_ == 64, "consumers split N only in the BM = 64 forms");
 };
 using W4Ws = W4WsT<256, 128, 2, 4, 5, 80, 176>;
 // Producer groups (gemm_w4a16_ws.cu): a k-tile has 2 BN chunks of 32; where
@@ -110,8 +118,8 @@ constexpr int w4_ws_decode_stages(int bn, int np) {  // A 8 KB + widened B 128 B
   const int st = (200 * 1024 - g * w4_ws_decode_rs(bn, np) * 40 * bn) / (8192 + 128 * bn);
   return (st < 16 ? st : 16) / g * g;
 }
-template <int BN, int NP>
-using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0>;
+template <int BN, int NP, int NS = 1, int CW = 1>
+using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0, NS, CW>;
 // M > 64 with A and packed B readable by TMA (16-byte aligned rows): the
 // register-A kernel (gemm_w4a16_rs.cu) computes D^T = B A^T: BN rows of B
 // (the wgmma's M side, 64 per consumer warpgroup, widened by the consumers

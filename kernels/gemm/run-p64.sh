@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# run-p64.sh - issue 10 at M = 64 (helper p64), one device call: the warp-
+# specialized kernel's BM = 64 forms with consumer warpgroups splitting N
+# (decode_cols + 1000000 (NS - 1)) and two k-tiles of wgmma in flight
+# (+ 10000000) against the launcher's forms 6356 / 6016 and cuBLAS bf16.
+# Applies the overlay (.devrun/p64/overlay), builds mxgemmbench + mx_gemm_gate
+# (kernels/gemm/standalone, 90a-real, -j16), times the forms alternately, three
+# rounds, cuBLAS bf16 (torch_bench.py 50, CUDA graph) after each; then the gate's
+# W4a16WsDecode tests beside memcheck / racecheck of GemmGateSanitizer.W4a16WsDecode.
+# Summary last in $OUT/summary.txt.
+# Usage (repository root, main's tree): OUT=<dir> bash .devrun/p64/overlay/kernels/gemm/run-p64.sh
+set -uo pipefail
+O=${OUT:-/tmp/p64}; mkdir -p "$O"; S=$O/summary.txt; : >"$S"; R=$PWD; GB=/tmp/p64-build
+T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
+log() { echo "$*" >>"$S"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader >>"$S" 2>&1
+cp -r .devrun/p64/overlay/. ./
+{ cmake -S kernels/gemm/standalone -B $GB -G Ninja -DCMAKE_BUILD_TYPE=Release -DMX_CUDA_ARCHS=90a-real \
+    -DMX_GTEST_SRC=$R/.gtest-src && cmake --build $GB -j 16 --target mxgemmbench mx_gemm_gate; } >"$O/build.log" 2>&1 ||
+  { log "BUILD FAILED"; grep -E "error|FAILED" "$O/build.log" | head -20 >>"$S"; cat "$S"; exit 1; }
+NEW=$(find $GB -name mxgemmbench -type f | head -1); GATE=$(find $GB -name mx_gemm_gate -type f | head -1)
+log "built $(el) s"
+BAD=" "
+t() {  # shape, cols
+  case "$BAD" in *" $2 "*) log "skip $1 $2 (timed out before)"; return;; esac
+  printf "%-14s %-8s " "$1" "$2" >>"$S"
+  out=$(timeout 15 $NEW time w4a16 $1 200 0 $2 2>&1); rc=$?
+  [ $rc = 124 ] && BAD="$BAD$2 "
+  echo "$out" | tail -1 | cut -c1-160 >>"$S"
+}
+W7=${W7:-0 6356 1006364 3006364 3006164 10006356 6364}; W2=${W2:-0 6016 1006016 10006016 1006332}
+for round in 1 2 3; do
+  [ $(el) -gt ${ROUND_BY:-140} ] && { log "round $round skipped (time)"; continue; }
+  log "## round $round (shape cols: M,N,K,us,TFLOP/s; cols 0 = the launcher)"
+  for c in $W7; do t "64 7168 2048" $c; done
+  for c in $W2; do t "64 2048 7168" $c; done
+  timeout 40 python3 kernels/gemm/bench/torch_bench.py 50 2>&1 | grep -E "^cublas_bf16,64," >>"$S"
+  log "round $round done $(el) s"
+done
+LEFT=$(( ${END_BY:-208} - $(el) )); [ $LEFT -lt 20 ] && LEFT=20
+SAN=GemmGateSanitizer.W4a16WsDecode
+timeout $LEFT compute-sanitizer --tool memcheck --error-exitcode 9 $GATE --gtest_filter=$SAN >"$O/memcheck.log" 2>&1 & p1=$!
+timeout $LEFT compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 9 $GATE --gtest_filter=$SAN >"$O/racecheck.log" 2>&1 & p2=$!
+timeout $LEFT $GATE --gtest_filter='*W4a16WsDecode*:GemmGate.Errors' >"$O/gate.log" 2>&1
+log "gate rc=$? $(el) s: $(grep -E '^\[  PASSED|^\[  FAILED' "$O/gate.log" | tr '\n' ' ') ok=$(grep -cE '^\[       OK' "$O/gate.log")"
+grep -E "Failure|w4a16 m=|^\[  FAILED" "$O/gate.log" | head -8 >>"$S"
+wait $p1; log "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$O/memcheck.log" | tail -1) $(grep -cE '^\[       OK' "$O/memcheck.log") ok"
+wait $p2; log "racecheck rc=$? $(grep -E 'RACECHECK SUMMARY' "$O/racecheck.log" | tail -1) $(grep -cE '^\[       OK' "$O/racecheck.log") ok"
+gzip -9 "$O/racecheck.log" "$O/build.log" "$O/memcheck.log"
+log "end $(el) s"
+cat "$S"
