@@ -18,8 +18,8 @@
 //   k-tile with a raw ring of its own: G k-tiles are copied, widened and
 //   handed over at once instead of one k-tile's chain of latencies at a time);
 // - the last NC warpgroups (2, or 1 for BM = 64), the consumers: BM / NC rows
-//   each (MI m64nBN row tiles), wait on full[s], issue the 4 k-steps, keep one k-tile of wgmma in
-//   flight, and arrive on empty[s] of the previous k-tile (every thread: its
+//   each (MI m64nBN row tiles), wait on full[s], issue the 4 k-steps, keep CW k-tiles of wgmma in
+//   flight (cfg::W4WsT: 1, or 2 in 10006356), and arrive on empty[s] of the k-tile CW before (every thread: its
 //   reads are then ordered before the producer's next writes).
 // Every tile issues all its k-steps: steps past ceil(K / 16) have only zero
 // products (A is zero past K by TMA, B's padding is +0), which leave the
@@ -56,8 +56,7 @@ struct W4WsParams {
 template <class C>
 struct WsLayout {
   static constexpr int KB = C::KT / 32;                    // k-blocks per k-tile (2)
-  static constexpr int MI = C::BM * C::NS / (64 * C::NC);  // m64 row tiles per consumer warpgroup
-  static constexpr int BNC = C::BN / C::NS;                 // columns per consumer warpgroup
+  static constexpr int MI = C::BM / (64 * C::NC);          // m64 row tiles per consumer warpgroup
   static constexpr int PT = 128 * C::NP;                   // producer threads
   static constexpr int TASKS = C::BN * KB;                 // 32-element chunks of B per k-tile
   // Producer groups: where a k-tile has fewer chunks than producer threads, G groups of GT >= TASKS threads
@@ -79,8 +78,7 @@ struct WsLayout {
   static_assert(ALL || TPT == 1, "whole chunks per producer thread, or at most one");
   static_assert(C::BN % 8 == 0 && PT % GT == 0 && GT % 32 == 0, "wgmma n a multiple of 8; whole-warp groups");
   static_assert(C::ST % G == 0 && C::ST >= G, "a stage always filled by the same producer group");
-  static_assert(C::BM * C::NS == 64 * C::NC * MI && MI * BNC <= 256 && BNC % 8 == 0 && C::NC % C::NS == 0,
-                "consumers: NC / NS x MI x m64 rows, NS x BNC columns (n a multiple of 8), <= 128 fp32 each");
+  static_assert(C::BM == 64 * C::NC * MI && MI * C::BN <= 256, "consumers: NC x MI x m64nBN, <= 128 fp32 each");
   static_assert(C::CW == 1 || C::CW == 2, "one or two k-tiles of wgmma in flight per consumer");
   static_assert((C::PRODUCER_REGS == 0) == (C::CONSUMER_REGS == 0), "setmaxnreg for both roles or neither");
   static_assert(PT * C::PRODUCER_REGS + 128 * C::NC * C::CONSUMER_REGS <= 65536, "register file");
@@ -89,27 +87,6 @@ struct WsLayout {
 };
 
 #ifdef MXK_GEMM_HAVE_WGMMA
-// The accumulating bf16 wgmma m64nNk16 (A and B from shared memory) of the
-// consumers: the generated forms (wgmma_ops.cuh), and m64n8k16 here (the
-// 64 x 16 tiles split between two consumer warpgroups; PTX ISA 9.7.15.5).
-template <int N>
-struct WsMma {
-  static __device__ __forceinline__ void bf16(float (&d)[N / 2], std::uint64_t da, std::uint64_t db) {
-    Wgmma<N>::bf16(d, da, db, 1);
-  }
-};
-template <>
-struct WsMma<8> {
-  static __device__ __forceinline__ void bf16(float (&d)[4], std::uint64_t da, std::uint64_t db) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0,%1,%2,%3}, %4, %5, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "l"(da), "l"(db), "r"(1)
-        : "memory");
-  }
-};
-
 // Producer: chunk t of B's packed k-tile kt (row t % BN, k-block t / BN) and
 // the code word of that row holding its k-blocks into raw stage `st`.
 template <class C>
@@ -220,29 +197,27 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
     return;
   }
 
-  // ---- consumers: BM NS / NC rows and BN / NS columns each, MI m64nBNC row tiles ----
+  // ---- consumers: BM / NC rows each, MI m64nBN row tiles ----
   if constexpr (C::CONSUMER_REGS > 0) regs_inc<C::CONSUMER_REGS>();
-  constexpr int BNC = L::BNC;
-  const int cw = (wg - C::NP) / C::NS, cn = (wg - C::NP) % C::NS;  // row group, column group
-  const std::int64_t c0 = n0 + BNC * cn;
-  float acc[MI][BNC / 2];
+  const int cw = wg - C::NP;
+  float acc[MI][BN / 2];
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
-    frag_init(acc[mi], FragPos(m0 + 64 * (MI * cw + mi), c0), p.c, p.m, p.n);
+    frag_init(acc[mi], FragPos(m0 + 64 * (MI * cw + mi), n0), p.c, p.m, p.n);
 #pragma unroll
-    for (int i = 0; i < BNC / 2; ++i) pin(acc[mi][i]);
+    for (int i = 0; i < BN / 2; ++i) pin(acc[mi][i]);
   }
   auto tile = [&](std::int64_t kt, auto first) {
     const int s = static_cast<int>(kt % C::ST);
     mbar_wait(&full[s], static_cast<std::uint32_t>(kt / C::ST) & 1);
     const std::uint8_t* a = smem + L::A0 + s * L::A_BYTES + 64 * 128 * MI * cw;
-    const std::uint8_t* wb = smem + L::WB0 + s * L::WB_BYTES + BNC * 32 * cn;  // rows BNC cn ..: 8-row cores
+    const std::uint8_t* wb = smem + L::WB0 + s * L::WB_BYTES;
     wgmma_fence();
 #pragma unroll
     for (int k = 0; k < C::KT / 16; ++k) {
       const std::uint64_t db = smem_desc(wb + k * BN * 32);
 #pragma unroll
-      for (int mi = 0; mi < MI; ++mi) WsMma<BNC>::bf16(acc[mi], smem_desc_sw128(a + 64 * 128 * mi + 32 * k), db);
+      for (int mi = 0; mi < MI; ++mi) Wgmma<BN>::bf16(acc[mi], smem_desc_sw128(a + 64 * 128 * mi + 32 * k), db, 1);
     }
     wgmma_commit();
     if constexpr (decltype(first)::value) {
@@ -261,8 +236,8 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
-    for (int i = 0; i < BNC / 2; ++i) pin(acc[mi][i]);
-    frag_store<BF16>(acc[mi], FragPos(m0 + 64 * (MI * cw + mi), c0), p.d, p.m, p.n);
+    for (int i = 0; i < BN / 2; ++i) pin(acc[mi][i]);
+    frag_store<BF16>(acc[mi], FragPos(m0 + 64 * (MI * cw + mi), n0), p.d, p.m, p.n);
   }
 #else
   (void)p;
@@ -306,9 +281,9 @@ bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
 bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::W4Ws>(x, stream); }
 
 namespace {
-template <int BN, int NP, int NS = 1, int CW = 1>
+template <int BN, int NP, int CW = 1>
 bool decode_form(const W4a16GemmArgs& x, cudaStream_t stream) {
-  return launch_cfg<cfg::W4WsDecode<BN, NP, NS, CW>>(x, stream);
+  return launch_cfg<cfg::W4WsDecode<BN, NP, CW>>(x, stream);
 }
 }  // namespace
 
@@ -330,20 +305,13 @@ bool w4a16_ws_decode_launch(const W4a16GemmArgs& x, int code, cudaStream_t strea
     case 6356: return decode_form<56, 4>(x, stream);
     case 6364: return decode_form<64, 4>(x, stream);
     case 6428: return decode_form<128, 4>(x, stream);
-    // consumers splitting N (+ 1000000 (NS - 1)) and two k-tiles of wgmma in flight (+ 10000000 (CW - 1))
-    case 1006016: return decode_form<16, 1, 2>(x, stream);
-    case 1006332: return decode_form<32, 4, 2>(x, stream);
-    case 1006364: return decode_form<64, 4, 2>(x, stream);
-    case 3006164: return decode_form<64, 2, 4>(x, stream);
-    case 3006364: return decode_form<64, 4, 4>(x, stream);
-    case 10006016: return decode_form<16, 1, 1, 2>(x, stream);
-    case 10006356: return decode_form<56, 4, 1, 2>(x, stream);
+    // two k-tiles of wgmma in flight per consumer (+ 10000000: CW 2)
+    case 10006356: return decode_form<56, 4, 2>(x, stream);
     default:
       throw mx::InvalidArgument(
           "w4a16 GEMM: warp-specialized M <= 64 form must be 6016, 6032, 6056, 6064, 6128 (one producer "
           "warpgroup, 6000 + BN), 6116, 6132, 6156, 6164, 6228 (two, 6100 + BN) or 6316, 6332, 6356, 6364, 6428 "
-          "(four, 6300 + BN); consumers splitting N 1006016, 1006332, 1006364, 3006164, 3006364 (+ 1000000 (NS - "
-          "1)); two k-tiles of wgmma in flight 10006016, 10006356");
+          "(four, 6300 + BN); 10006356 (6356 with two k-tiles of wgmma in flight)");
   }
 }
 
