@@ -5,10 +5,12 @@
 # against the launcher's forms 6356 / 6016 and cuBLAS bf16 (call 1 had consumer
 # warpgroups splitting N at + 1000000 (NS - 1): W7="0 6356 1006364 3006364
 # 3006164 10006356 6364" W2="0 6016 1006016 10006016 1006332").
-# This is the script of call 2, as it ran (tree of commit 8f0c1de's parent plus
-# the WA forms); the NS (+ 1000000) and WA (+ 100000000) forms and 10006016 were
+# This is the script of call 2, as it ran (tree: commit 48c81f2 with the NS forms
+# replaced by the WA forms, bench/results/h200-p64/call2/call2-tree.patch); the
+# NS (+ 1000000) and WA (+ 100000000) forms and 10006016 were
 # removed after the calls (slower or no faster, bench/results/gemm-decode.md
-# "run 17 p64"): only 6356, 10006356, 6364, 6016 and 6116 of its lists remain.
+# "run 17 p64"): of the two calls' lists only 0 (the launcher), 6356, 10006356, 6364
+# and 6016 remain.
 # Applies the overlay (.devrun/p64/overlay), builds mxgemmbench + mx_gemm_gate
 # (kernels/gemm/standalone, 90a-real, -j16), times the forms alternately, three
 # rounds, cuBLAS bf16 (torch_bench.py 50, CUDA graph) after each; then the gate's
