@@ -302,10 +302,10 @@ TEST(GemmGateSanitizer, W4a16RegisterA) {
 // producer warpgroup, 6100 + BN with two, 6300 + BN with four), one case each:
 // stage rings that wrap (ST and RS per form: cfg::W4WsDecode), producer groups
 // (G = 128 NP / GT > 1, each with its own raw ring: 6016 G 4, 6116 G 8,
-// 6132 G 4, 6316 G 16, 6332 G 8, 6364 G 4, 6428 G 2, 6156 G 2, 6356 G 4; deep
-// raw rings 6216, 6256, 6264, 6456, 6464) with raw rings that wrap
+// 6132 G 4, 6316 G 16, 6332 G 8, 6364 G 4, 6428 G 2, 6156 G 2, 6356 G 4) with
+// raw rings that wrap
 // and groups without a k-tile, ragged last k-tile, K below one k-tile, whole
-// k-tiles, partial tiles in N.
+// k-tiles, partial tiles in N; two k-tiles of wgmma in flight (10006356).
 TEST(GemmGateSanitizer, W4a16WsDecode) {
   REQUIRE_GPU();
   run_w4({3, 40, 1224, kDense, Fmt::fp32, true, 3, 0, 6016}, 61);  // 20 k-tiles over 16 stages, ragged
@@ -324,12 +324,9 @@ TEST(GemmGateSanitizer, W4a16WsDecode) {
   run_w4({64, 120, 1480, kTc, Fmt::bf16, true, 3, 0, 6056}, 73);    // 24 over 12, ragged N (56 + 56 + 8)
   run_w4({29, 57, 2120, kDense, Fmt::fp32, false, 3, 0, 6156}, 74);  // 34 over 10, 2 groups, ragged
   run_w4({64, 113, 2632, kTc, Fmt::fp32, true, 3, 0, 6356}, 75);    // 42 over 8, 4 groups (rings of 4 wrap)
-  // deep raw rings (cfg::w4_ws_decode_rs): 6216 G 4 RS 32, 6256 / 6264 G 1 RS 32, 6456 G 4 RS 9, 6464 G 4 RS 8
-  run_w4({7, 40, 8456, kDense, Fmt::bf16, false, 3, 0, 6216}, 76);  // 133 k-tiles: rings of 32 wrap, ragged
-  run_w4({64, 113, 2632, kTc, Fmt::fp32, true, 3, 0, 6256}, 77);    // 42 over 9, ring of 32 wraps
-  run_w4({33, 70, 2120, kDense, Fmt::bf16, true, 3, 0, 6264}, 78);  // 34 over 8, ring of 32 wraps, ragged
-  run_w4({64, 120, 2632, kDense, Fmt::fp32, false, 3, 0, 6456}, 79);  // 42 over 8: 4 groups' rings of 9 wrap
-  run_w4({17, 130, 2120, kTc, Fmt::bf16, false, 3, 0, 6464}, 80);   // 34: rings of 8 wrap in two groups
+  // two k-tiles of wgmma in flight (10006356: 6356 with CW 2, the launcher's form where N / 56 blocks fit)
+  run_w4({64, 113, 2632, kDense, Fmt::bf16, false, 3, 0, 10006356}, 77);  // 42 over 8, ragged N
+  run_w4({33, 57, 136, kTc, Fmt::fp32, true, 3, 0, 10006356}, 78);        // 3 k-tiles: fewer than CW + 1 releases
 }
 
 // ---- the full gate ------------------------------------------------------------
@@ -471,7 +468,7 @@ TEST(GemmGate, W4a16WsDecode) {
   REQUIRE_GPU();
   std::uint64_t seed = 1300;
   for (int form : {6016, 6032, 6064, 6128, 6116, 6132, 6164, 6228, 6316, 6332, 6364, 6428, 6056, 6156, 6356,
-                   6216, 6256, 6264, 6456, 6464})
+                   10006356})
     for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 64, 256}, {3, 130, 520},
                            {17, 129, 1000}, {63, 200, 40}, {64, 64, 2080}, {64, 72, 8}, {9, 40, 1224},
                            {33, 257, 136}, {64, 150, 1096}, {5, 40, 3208}})
@@ -479,7 +476,7 @@ TEST(GemmGate, W4a16WsDecode) {
               static_cast<int>(seed % 4 == 0 ? 40 : 3), 0, form},
              seed++);
   // the launcher (decode_cols 0) at 32 < M <= 64 (cfg::w4_ws_decode_code): 6016 where N / 16 blocks fit the
-  // SMs, 6356 where N / 56 do, 6364 where N / 64 do (N = 8000 on 132 SMs), the decode kernels where TMA cannot
+  // SMs, 10006356 where N / 56 do, 6364 where N / 64 do (N = 8000 on 132 SMs), the decode kernels where TMA cannot
   // read A (K % 8 != 0)
   for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{33, 200, 520}, {48, 2200, 136},
                          {64, 3000, 72}, {40, 100, 77}, {64, 2200, 100}, {33, 8000, 72}})

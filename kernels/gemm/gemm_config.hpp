@@ -76,13 +76,16 @@ constexpr int kW4Group = 8;
 // one consumer warpgroup (m64nBNk16 from shared memory), the block's BN rows of
 // B widened once by the producers, in G = 128 NP / GT groups of GT threads where a
 // k-tile has fewer 32-element chunks than producer threads (group g widens
-// k-tiles g, g + G, ...: RS per group 8, 4 from G = 4, 3 from G = 8; DEEP: see
-// w4_ws_decode_rs); as many
+// k-tiles g, g + G, ...: RS per group 8, 4 from G = 4, 3 from G = 8); as many
 // stages as fit about 200 KB with the raw rings (at most 16, a multiple of G),
 // no setmaxnreg (REGS 0), launched as a programmatic dependent (PDL).
-template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_>
+// CW: k-tiles of wgmma each consumer keeps in flight (1: it waits for the
+// previous k-tile's before it releases a stage and waits for the next, 2: for
+// the one before that; decode_cols + 10000000 forces 2).
+template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_, int CW_ = 1>
 struct W4WsT {
   static constexpr int BM = BM_, BN = BN_, KT = 64, ST = ST_, RS = RS_, NP = NP_, GROUP = 8;
+  static constexpr int CW = CW_;
   static constexpr int NC = BM_ == 64 ? 1 : 2;  // consumer warpgroups
   static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg (0: none)
   static constexpr bool PDL = BM_ == 64;
@@ -100,22 +103,19 @@ constexpr int w4_ws_group_threads(int bn) {
 constexpr int w4_ws_groups(int bn, int np) {
   return w4_ws_group_threads(bn) < 128 * np ? 128 * np / w4_ws_group_threads(bn) : 1;
 }
-// Raw ring stages per group: DEEP keeps ~80 KB of packed B in flight per block
-// (G (RS - 1) k-tiles ahead: at 64 x 7168 x 2048 the block's whole 57 KB of B
-// is in flight from the start), else 3 .. 8 stages.
-constexpr int w4_ws_decode_rs(int bn, int np, bool deep = false) {
-  const int g = w4_ws_groups(bn, np), rs = 80 * 1024 / (g * 40 * bn);
-  if (deep) return rs < 32 ? rs : 32;
+// Raw ring stages per group: 3 .. 8 (run 16 tm2's deep rings, ~80 KB of packed
+// B in flight per block, were slower in every form and are gone: gemm-decode.md).
+constexpr int w4_ws_decode_rs(int bn, int np) {
+  const int g = w4_ws_groups(bn, np);
   return g >= 8 ? 3 : g >= 4 ? 4 : 8;
 }
-constexpr int w4_ws_decode_stages(int bn, int np, bool deep = false) {  // A 8 KB + widened B 128 BN per stage;
-  const int g = w4_ws_groups(bn, np);                                  // raw stages 40 BN
-  const int st = ((deep ? 216 : 200) * 1024 - g * w4_ws_decode_rs(bn, np, deep) * 40 * bn) / (8192 + 128 * bn);
+constexpr int w4_ws_decode_stages(int bn, int np) {  // A 8 KB + widened B 128 BN per stage; raw stages 40 BN
+  const int g = w4_ws_groups(bn, np);
+  const int st = (200 * 1024 - g * w4_ws_decode_rs(bn, np) * 40 * bn) / (8192 + 128 * bn);
   return (st < 16 ? st : 16) / g * g;
 }
-template <int BN, int NP, bool DEEP = false>
-using W4WsDecode =
-    W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP, DEEP), w4_ws_decode_rs(BN, NP, DEEP), 0, 0>;
+template <int BN, int NP, int CW = 1>
+using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0, CW>;
 // M > 64 with A and packed B readable by TMA (16-byte aligned rows): the
 // register-A kernel (gemm_w4a16_rs.cu) computes D^T = B A^T: BN rows of B
 // (the wgmma's M side, 64 per consumer warpgroup, widened by the consumers
@@ -284,7 +284,14 @@ inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
 // specialized kernel's BM = 64 form (cfg::W4WsDecode, decode_cols code; 0 =
 // none, the kernels above) with one wave of blocks: 64 x 16 tiles with one
 // producer warpgroup (G 4) where N / 16 blocks fit the SMs, else 64 x 56 with
-// four (G 4) where N / 56 do, else 64 x 64 with four where N / 64 do.
+// four (G 4) and two k-tiles of wgmma in flight (CW 2, 10006356) where N / 56
+// do, else 64 x 64 with four where N / 64 do.
+// Run 17 p64 (bench/results/gemm-decode.md, h200-p64, H200, two calls, three
+// rounds each, us, cuBLAS bf16 in the same call): 64 x 7168 x 2048 10006356
+// 12.72 / 12.75 / 12.73 and 12.61 / 12.65 / 12.63 against 6356 12.96 / 12.96 /
+// 12.97 and 12.87 / 12.85 / 12.93 (-2%; cuBLAS 10.35-10.59: 0.82x, missed);
+// 48 x 7168 x 2048 12.58 / 12.58 / 12.64 against 12.84 / 12.85 / 12.86. CW 2
+// at 64 x 2048 x 7168 (6016) was slower: 20.67 / 20.76 / 20.70 against 20.06.
 // Run 16 tm2 (bench/results/gemm-decode.md, h100-tm2, H100, one call, rounds
 // 1 / 2, us, cuBLAS bf16 in the same call): 64 x 7168 x 2048 6356 13.05 / 13.06
 // (6364 14.43 / 13.55, cuBLAS 12.77 / 13.44; deep raw rings 6456 14.88 / 14.94,
@@ -296,7 +303,7 @@ inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
 inline int w4_ws_decode_code(std::int64_t m, std::int64_t n, int sms) {
   if (m <= 32 || m > 64) return 0;
   if ((n + 15) / 16 <= sms) return 6016;
-  if ((n + 55) / 56 <= sms) return 6356;
+  if ((n + 55) / 56 <= sms) return 10006356;
   if ((n + 63) / 64 <= sms) return 6364;
   return 0;
 }

@@ -258,14 +258,16 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   if (x.m > 64 && (x.bn == 0 || force_ws) && w4a16_ws_launch(x, static_cast<cudaStream_t>(stream))) return;
   int bn = x.bn;
   const auto s = static_cast<cudaStream_t>(stream);
-  // M <= 64, decode_cols 6000 .. 6499: the warp-specialized kernel's BM = 64 forms (gemm_w4a16_ws.cu; tokens on
+  // M <= 64, decode_cols 6000 .. 6499 and 10006000 .. 10006499 (the same with two k-tiles of wgmma in flight,
+  // cfg::W4WsT's CW): the warp-specialized kernel's BM = 64 forms (gemm_w4a16_ws.cu; tokens on
   // the wgmma's M side, B widened into shared memory by producer warps); they need A readable by TMA and say so.
   // decode_cols 0: the launcher takes the form of cfg::w4_ws_decode_code where there is one and TMA can read A.
-  if (x.m <= 64 && bn == 0 && x.decode_cols >= 6000 && x.decode_cols < 6500) {
+  const int wsc = x.decode_cols >= 10000000 ? x.decode_cols - 10000000 : x.decode_cols;
+  if (x.m <= 64 && bn == 0 && wsc >= 6000 && wsc < 6500) {
     if (!w4a16_ws_decode_launch(x, x.decode_cols, s))
       throw mx::InvalidArgument(
-          "w4a16 GEMM: the warp-specialized M <= 64 forms (decode_cols 6000 .. 6499) read A by TMA: "
-          "A's base must be 16-byte aligned and its row pitch a multiple of 16 bytes (lda % 8 == 0)");
+          "w4a16 GEMM: the warp-specialized M <= 64 forms (decode_cols 6000 .. 6499, 10006000 .. 10006499) read A "
+          "by TMA: A's base must be 16-byte aligned and its row pitch a multiple of 16 bytes (lda % 8 == 0)");
     return;
   }
   if (x.m <= 64 && bn == 0 && x.decode_cols == 0) {

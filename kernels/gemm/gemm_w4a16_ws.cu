@@ -18,8 +18,8 @@
 //   k-tile with a raw ring of its own: G k-tiles are copied, widened and
 //   handed over at once instead of one k-tile's chain of latencies at a time);
 // - the last NC warpgroups (2, or 1 for BM = 64), the consumers: BM / NC rows
-//   each (MI m64nBN row tiles), wait on full[s], issue the 4 k-steps, keep one k-tile of wgmma in
-//   flight, and arrive on empty[s] of the previous k-tile (every thread: its
+//   each (MI m64nBN row tiles), wait on full[s], issue the 4 k-steps, keep CW k-tiles of wgmma in
+//   flight (cfg::W4WsT: 1, or 2 in 10006356), and arrive on empty[s] of the k-tile CW before (every thread: its
 //   reads are then ordered before the producer's next writes).
 // Every tile issues all its k-steps: steps past ceil(K / 16) have only zero
 // products (A is zero past K by TMA, B's padding is +0), which leave the
@@ -79,6 +79,7 @@ struct WsLayout {
   static_assert(C::BN % 8 == 0 && PT % GT == 0 && GT % 32 == 0, "wgmma n a multiple of 8; whole-warp groups");
   static_assert(C::ST % G == 0 && C::ST >= G, "a stage always filled by the same producer group");
   static_assert(C::BM == 64 * C::NC * MI && MI * C::BN <= 256, "consumers: NC x MI x m64nBN, <= 128 fp32 each");
+  static_assert(C::CW == 1 || C::CW == 2, "one or two k-tiles of wgmma in flight per consumer");
   static_assert((C::PRODUCER_REGS == 0) == (C::CONSUMER_REGS == 0), "setmaxnreg for both roles or neither");
   static_assert(PT * C::PRODUCER_REGS + 128 * C::NC * C::CONSUMER_REGS <= 65536, "register file");
   static_assert(A_BYTES % 1024 == 0 && WB_BYTES % 1024 == 0 && RAW_STAGE % 16 == 0, "stage alignment");
@@ -222,8 +223,8 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
     if constexpr (decltype(first)::value) {
       wgmma_wait<0>();
     } else {
-      wgmma_wait<1>();  // the k-tile before this one is complete: release its stage
-      mbar_arrive(&empty[(kt - 1) % C::ST]);
+      wgmma_wait<C::CW>();  // the k-tile CW before this one is complete: release its stage
+      if (C::CW == 1 || kt >= C::CW) mbar_arrive(&empty[(kt - C::CW) % C::ST]);
     }
   };
   // The first k-tile is peeled (its wgmmas retire before the loop) so that
@@ -280,9 +281,9 @@ bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
 bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::W4Ws>(x, stream); }
 
 namespace {
-template <int BN, int NP, bool DEEP = false>
+template <int BN, int NP, int CW = 1>
 bool decode_form(const W4a16GemmArgs& x, cudaStream_t stream) {
-  return launch_cfg<cfg::W4WsDecode<BN, NP, DEEP>>(x, stream);
+  return launch_cfg<cfg::W4WsDecode<BN, NP, CW>>(x, stream);
 }
 }  // namespace
 
@@ -304,17 +305,13 @@ bool w4a16_ws_decode_launch(const W4a16GemmArgs& x, int code, cudaStream_t strea
     case 6356: return decode_form<56, 4>(x, stream);
     case 6364: return decode_form<64, 4>(x, stream);
     case 6428: return decode_form<128, 4>(x, stream);
-    // deep raw rings (cfg::w4_ws_decode_rs): 6200 + BN one producer warpgroup, 6400 + BN four
-    case 6216: return decode_form<16, 1, true>(x, stream);
-    case 6256: return decode_form<56, 1, true>(x, stream);
-    case 6264: return decode_form<64, 1, true>(x, stream);
-    case 6456: return decode_form<56, 4, true>(x, stream);
-    case 6464: return decode_form<64, 4, true>(x, stream);
+    // two k-tiles of wgmma in flight per consumer (+ 10000000: CW 2)
+    case 10006356: return decode_form<56, 4, 2>(x, stream);
     default:
       throw mx::InvalidArgument(
           "w4a16 GEMM: warp-specialized M <= 64 form must be 6016, 6032, 6056, 6064, 6128 (one producer "
           "warpgroup, 6000 + BN), 6116, 6132, 6156, 6164, 6228 (two, 6100 + BN) or 6316, 6332, 6356, 6364, 6428 "
-          "(four, 6300 + BN); with deep raw rings 6216, 6256, 6264 (one) or 6456, 6464 (four)");
+          "(four, 6300 + BN); 10006356 (6356 with two k-tiles of wgmma in flight)");
   }
 }
 
