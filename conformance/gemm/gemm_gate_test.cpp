@@ -23,9 +23,8 @@
 // 512, or bn 0 where packed rows of B are 16-byte multiples): W4a16RegisterA.
 // w4a16 M <= 64 on mma.sync (gemm_w4a16_mma.cu; decode_cols 2000 + form, and
 // bn 0 / decode_cols 0 where cfg::w4_mma_on picks it): every form (TR weight
-// tiles x TG token groups x NT n8 tiles; 2, 3 or 4 producer warps + TG consumers),
-// aligned (cp.async) and unaligned
-// rows, K ragged against 16, 32 and the k-tile 256, rings that wrap, planted
+// tiles x TG token groups x NT n8 tiles; 2, 3 or 4 producer warps + TG
+// consumers), aligned (cp.async) and unaligned rows, K ragged against 16, 32 and the k-tile 256, rings that wrap, planted
 // specials, in-group cancellation, extreme scales (W4a16MmaKernel,
 // W4a16MmaCancellation, GemmGateSanitizer.W4a16Mma).
 // w4a16 M <= 64 on the warp-specialized kernel's BM = 64 forms (decode_cols

@@ -202,7 +202,7 @@ int main(int argc, char** argv) {
                    "(time: bn and decode_cols as in mxk::W4a16GemmArgs; w4a16 M > 64: bn 256 / 512 force the\n"
                    " warp-specialized / the register-A kernel; w4a16 M <= 64: decode_cols 6000 / 6100 / 6300 + BN\n"
                    " (BN 16, 32, 56, 64, 128) force the warp-specialized kernel's 64 x BN tiles, 1 / 2 / 4 producer\n"
-                   " warpgroups; 6216, 6256, 6264 / 6456, 6464: 1 / 4 producer warpgroups with deep raw rings)\n"
+                   " warpgroups; 10006356: 6356 with two k-tiles of wgmma in flight per consumer)\n"
                    "(the kernels run only on sm_90 devices: wgmma, built for sm_90a)\n"
                    "(w4a16 M <= 64: the decode kernels are launched as programmatic dependents, so back-to-back\n"
                    " calls overlap one kernel's start with the previous one's end; MXK_GEMM_PDL=0 turns it off)\n");

@@ -63,8 +63,8 @@ struct W4a16GemmArgs {
   // the mma.sync kernel (form 100 TR + 10 TG + NT, kernels/gemm/gemm_config.hpp
   // cfg::W4Mma; 2000 alone: its own choice); 6000 / 6100 / 6300 + BN (BN 16,
   // 32, 56, 64, 128): the warp-specialized kernel's 64 x BN tiles with one / two /
-  // four producer warpgroups, 6216, 6256, 6264 / 6456, 6464 the same with one /
-  // four and deep raw rings (A by TMA: InvalidArgument where TMA cannot read it).
+  // four producer warpgroups, 10006356 the 64 x 56 form with two k-tiles of
+  // wgmma in flight (A by TMA: InvalidArgument where TMA cannot read it).
   // The bits never depend on bn or decode_cols.
   int decode_cols = 0;
 };
