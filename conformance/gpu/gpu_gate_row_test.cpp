@@ -368,7 +368,8 @@ TEST(GpuGateSanitizer, RowRing) {
 // NVFP4 rowwise: tensors of at most 2^21 elements take the one-pass kernel
 // (nvfp4/one_pass.cuh: amax and quantize in one cooperative launch), larger
 // ones the amax pass and then the quantize pass as a programmatic dependent
-// launch (k_rowstream for dense scales, the ring for tcgen05). Shapes on
+// launch (k_rowstream for dense scales and, in TE's order up to 2^27
+// elements, tcgen05 too; else the ring for tcgen05). Shapes on
 // both sides of the limit (2^21 exactly: the largest one-pass grid), a
 // batch, ragged chunks; both orders, both rowwise layouts and packings.
 TEST(GpuGateRow, Nvfp4OneAndTwoPassBytesEqualReference) {
@@ -393,21 +394,29 @@ TEST(GpuGateRow, Nvfp4OneAndTwoPassBytesEqualReference) {
 }
 
 // compute-sanitizer subset: NVFP4's two passes (k_amax, then the quantize
-// kernels as programmatic dependent launches) on a tensor above the
+// kernels as programmatic dependent launches) on tensors above the
 // one-pass limit; the one-pass kernel runs in every other sanitizer case.
+// Since run 17 (tail8) the quantize kernels issue their first loads before
+// the wait for the amax grid: k_rowstream (TE order: both layouts, 2 x 2 by
+// kRowStreamSmall; torchao order: dense scales) and the ring (torchao
+// order, tcgen05 scales). K = 4100: ragged chunks only (the loads in
+// row_ragged, after the wait); K = 4096: whole vector chunks (the early
+// loads and copies).
 TEST(GpuGateSanitizer, Nvfp4TwoPass) {
   REQUIRE_GPU();
   mxk::set_poison_check(false);  // one launch each under the sanitizers
   struct Reset {
     ~Reset() { mxk::set_poison_check(true); }
   } reset;
-  const gate::Input in = gate::make_input(gate::Dist::special, mx::InType::bf16, 1, 520, 4100, mx::Fmt::e2m1, 5200);
-  for (const char* name : {"nvfp4", "nvfp4:torchao"}) {
-    const mx::Recipe r = mx::parse_recipe(name);
-    for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
-      const mx::QuantizeOptions o = gate::opts_of(c);
-      ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
-          << name << " " << c.name;
+  for (const std::int64_t k : {4100, 4096}) {
+    const gate::Input in = gate::make_input(gate::Dist::special, mx::InType::bf16, 1, 520, k, mx::Fmt::e2m1, 5200);
+    for (const char* name : {"nvfp4", "nvfp4:torchao"}) {
+      const mx::Recipe r = mx::parse_recipe(name);
+      for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+        const mx::QuantizeOptions o = gate::opts_of(c);
+        ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
+            << name << " " << c.name << " K " << k;
+      }
     }
   }
 }

@@ -1,7 +1,8 @@
 // rowwise.cuh - the rowwise block-quantization kernels (SPEC C3, C4, C5, C6,
 // C7), one family: k_rowstream (each warp loads its chunk straight into
 // registers, no shared memory; dense scales of MXFP8, MXINT8, NVFP4, and
-// MXFP6 / MXFP4 on tensors of at most 2^27 elements, either layout) and
+// MXFP6 / MXFP4 / NVFP4 in TE's order on tensors of at most 2^27 elements,
+// either layout) and
 // k_rowwise (warps stream chunks through a per-warp cp.async ring in shared
 // memory; tcgen05 scales, and MXFP6 / MXFP4 above 2^27 elements). Both
 // quantize from registers with the same per-group code (row_group,
@@ -72,6 +73,15 @@ constexpr bool kRowStreamTcgen05 = false;
 // against 2683 GB/s; at 16384^2, 4 chunks: 2742 against 2699).
 template <class Q>
 constexpr bool kRowStreamSmall = Q::V == 32 && Q::BITS != 8;
+// NVFP4 in TransformerEngine's order too (its quantize pass; the torchao
+// order keeps the ring). H200 (bench/results/h200-tail8/call1/probe.txt,
+// bf16 tcgen05, amax + quantize, event time, two rounds): 8192x7168 ring
+// (automatic split 2) 95.0-95.4 us, k_rowstream 2 x 2 91.4-91.5, 4 x 2
+// 91.5-91.7, 8 x 1 93.9-94.1; 16384^2 (above 2^27: the ring, split 4)
+// 371.6 us, k_rowstream 2 x 2 394.1, 8 x 2 383.6. torchao order at
+// 8192x7168: ring 100.4-101.2, k_rowstream 2 x 2 101.3-101.5 (not taken).
+template <>
+constexpr bool kRowStreamSmall<Nvfp4Q<0>> = true;
 constexpr int64_t kRowStreamSmallElems = int64_t{1} << 27;
 // (A persistent grid that walked (row, chunk) items in a static order was
 // tried and measured slower on the H100: 0.853 of the copy against 0.939 for
@@ -108,7 +118,8 @@ constexpr int kStreamMinCtasPerSm = 4;
 constexpr int kStreamCtasPerSm = 4;   // launch bound: at most 64 registers per thread
 constexpr int kStreamChunks = 1;      // chunks per warp (automatic), one after the other (2: same, 4: -2%)
 // k_rowstream's shape (warps per CTA, chunks per warp) by quantizer: the
-// issue-heavy formats that take it by size (kRowStreamSmall: MXFP6, MXFP4)
+// issue-heavy formats that take it by size (kRowStreamSmall: MXFP6, MXFP4,
+// NVFP4 in TE's order, whose dense scales take k_rowstream at every size)
 // 2 x 2, the others kStreamWarps x kStreamChunks. Run 12 (h100-tail/call2,
 // stamps.txt, event time at 8192x7168 / 16384^2, warps x chunks): MXFP4
 // tcgen05 8 x 1 62.46 / 261.86 us, 4 x 1 62.05 / 260.26, 2 x 1 61.73 /
@@ -352,6 +363,31 @@ __device__ __forceinline__ void item_rc(int64_t it, int64_t items, int64_t nch, 
   }
 }
 
+// L2 prefetch of a warp's k_rowstream items (the walk of rowstream_body
+// below): lane 0 asks for each full vector chunk's 2 KB with one bulk
+// prefetch (cp.async.bulk.prefetch.L2, sm_90+; 16-byte aligned: vec_in);
+// ragged chunks are left out.
+template <class In>
+__device__ __forceinline__ void stream_prefetch_l2(const In* __restrict__ x, const Params& p, int64_t items,
+                                                   int64_t nch, int nw, int cpw, int64_t it, int64_t row, int64_t c,
+                                                   int lane) {
+  using S = RowShape<In>;
+  if (lane != 0 || p.vec_in == 0) return;
+  for (int k = 0; k < cpw && it < items; ++k) {
+    if ((c + 1) * S::CH <= p.K) {
+      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(x + row * p.K + c * S::CH),
+                   "r"(static_cast<uint32_t>(S::CH * sizeof(In)))
+                   : "memory");
+    }
+    it += nw;
+    c += nw;
+    while (c >= nch) {
+      c -= nch;
+      ++row;
+    }
+  }
+}
+
 // Items are (row, chunk) pairs in row-major order, nch chunks per row (a
 // flat walk: no idle warps when K is not a multiple of the CTA's span). CTA
 // b owns items [b*nw*cpw, (b+1)*nw*cpw), nw = blockDim.x / 32; its warp w
@@ -366,10 +402,14 @@ __device__ __forceinline__ void rowstream_body(const In* __restrict__ x, const P
   const int64_t items = p.batch * p.M * nch;
   int64_t it = static_cast<int64_t>(blockIdx.x) * nw * cpw + (threadIdx.x >> 5);
   if (it >= items) return;  // warp-uniform
-  wait_prior_grid<Q>();
-  const typename Q::State st = Q::prepare(p);
   int64_t row, c;
   item_rc(it, items, nch, row, c);
+  // NVFP4: the warp's items are prefetched into L2 before the wait for the
+  // amax grid (which does not write the input), so that they move while
+  // that grid finishes
+  if constexpr (kReadsGlobalAmax<Q>) stream_prefetch_l2<In>(x, p, items, nch, nw, cpw, it, row, c, lane);
+  wait_prior_grid<Q>();
+  const typename Q::State st = Q::prepare(p);
   for (int k = 0;; ++k) {
     row_item<In, Q, SP>(x, p, st, row, c, lane);
     it += nw;
@@ -418,8 +458,6 @@ __device__ __forceinline__ void rowwise_body(const In* __restrict__ x, const Par
   const int64_t row = static_cast<int64_t>(bx) * kRowWarps + (threadIdx.x >> 5);
   const int64_t rows = p.batch * p.M;
   if (row >= rows) return;  // warp-uniform
-  wait_prior_grid<Q>();
-  const typename Q::State st = Q::prepare(p);
   const In* __restrict__ xr = x + row * p.K;
   const RowOut o = row_out(p, row);
   const bool vec = p.vec_in != 0;
@@ -444,8 +482,16 @@ __device__ __forceinline__ void rowwise_body(const In* __restrict__ x, const Par
     }
     cp_async_commit();
   };
+  auto prefetch = [&] {
 #pragma unroll
-  for (int k = 0; k < S - 1; ++k) issue(static_cast<int64_t>(by) + k * gy, k);
+    for (int k = 0; k < S - 1; ++k) issue(static_cast<int64_t>(by) + k * gy, k);
+  };
+  // NVFP4 (kReadsGlobalAmax): the first chunks' copies are issued before the
+  // wait for the amax grid (which does not write the input)
+  if constexpr (kReadsGlobalAmax<Q>) prefetch();
+  wait_prior_grid<Q>();
+  const typename Q::State st = Q::prepare(p);
+  if constexpr (!kReadsGlobalAmax<Q>) prefetch();
   int cs = 0, is = S - 1;  // stage of the chunk converted now / of the one copied now
   for (int64_t ch = by; ch < nch; ch += gy) {
     // stage `is` == the previous iteration's `cs`: this lane has consumed it
