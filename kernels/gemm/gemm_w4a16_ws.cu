@@ -199,7 +199,16 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
 
   // ---- consumers: BM / NC rows each, MI m64nBN row tiles ----
   if constexpr (C::CONSUMER_REGS > 0) regs_inc<C::CONSUMER_REGS>();
-  const int cw = wg - C::NP;
+  // cw: this consumer warpgroup (0 where NC = 1, a constant: the operand
+  // addresses below then derive from no thread index, and the compiler keeps
+  // them in uniform registers).
+  const int cw = C::NC == 1 ? 0 : wg - C::NP;
+  // The wgmma descriptors of stage 0's operands, once: a step's descriptor is
+  // one of these with the step's 16-byte offset added to its address field
+  // (desc_add; the offsets stay inside shared memory), not a fresh address
+  // computation per step.
+  const std::uint64_t da0 = smem_desc_sw128(smem + L::A0 + 64 * 128 * MI * cw);
+  const std::uint64_t db0 = smem_desc(smem + L::WB0);
   float acc[MI][BN / 2];
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
@@ -208,23 +217,24 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
     for (int i = 0; i < BN / 2; ++i) pin(acc[mi][i]);
   }
   auto tile = [&](std::int64_t kt, auto first) {
-    const int s = static_cast<int>(kt % C::ST);
-    mbar_wait(&full[s], static_cast<std::uint32_t>(kt / C::ST) & 1);
-    const std::uint8_t* a = smem + L::A0 + s * L::A_BYTES + 64 * 128 * MI * cw;
-    const std::uint8_t* wb = smem + L::WB0 + s * L::WB_BYTES;
+    const auto ku = static_cast<std::uint64_t>(kt);  // kt >= 0: unsigned stage arithmetic
+    const auto s = static_cast<std::uint32_t>(ku % C::ST);
+    mbar_wait(&full[s], static_cast<std::uint32_t>(ku / C::ST) & 1);
+    const std::uint64_t da = desc_add(da0, s * (L::A_BYTES >> 4));
+    const std::uint64_t db = desc_add(db0, s * (L::WB_BYTES >> 4));
     wgmma_fence();
 #pragma unroll
     for (int k = 0; k < C::KT / 16; ++k) {
-      const std::uint64_t db = smem_desc(wb + k * BN * 32);
 #pragma unroll
-      for (int mi = 0; mi < MI; ++mi) Wgmma<BN>::bf16(acc[mi], smem_desc_sw128(a + 64 * 128 * mi + 32 * k), db, 1);
+      for (int mi = 0; mi < MI; ++mi)
+        Wgmma<BN>::bf16(acc[mi], desc_add(da, (64 * 128 * mi + 32 * k) >> 4), desc_add(db, (k * BN * 32) >> 4), 1);
     }
     wgmma_commit();
     if constexpr (decltype(first)::value) {
       wgmma_wait<0>();
     } else {
       wgmma_wait<C::CW>();  // the k-tile CW before this one is complete: release its stage
-      if (C::CW == 1 || kt >= C::CW) mbar_arrive(&empty[(kt - C::CW) % C::ST]);
+      if (C::CW == 1 || kt >= C::CW) mbar_arrive(&empty[(ku - C::CW) % C::ST]);
     }
   };
   // The first k-tile is peeled (its wgmmas retire before the loop) so that
