@@ -152,15 +152,7 @@ __device__ __forceinline__ void widen_step(std::uint32_t (&a)[4], const std::uin
   a[1] = widen(x1, 0, f1);
   a[2] = widen(x0, 1, f0);
   a[3] = widen(x1, 1, f1);
-  if constexpr (RAGGED) {
-    const int k = 16 * s + 4 * t;
-    const std::uint32_t m01 = k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
-    const std::uint32_t m23 = k + 3 < valid ? 0xFFFFFFFFu : k + 2 < valid ? 0x0000FFFFu : 0u;
-    a[0] &= m01;
-    a[1] &= m01;
-    a[2] &= m23;
-    a[3] &= m23;
-  }
+  if constexpr (RAGGED) mask_past_k(a, 16 * s + 4 * t, valid);
 }
 
 

@@ -194,6 +194,19 @@ __device__ __forceinline__ bool mma_fast_tile(bool fast, std::uint8_t* stages, i
   }
 }
 
+// Zero the elements of a lane's widened A fragment (registers 0, 1: k and
+// k + 1 of rows g, g + 8; registers 2, 3: k + 2, k + 3) at or past `valid`,
+// the k-tile's elements inside K (C11: B past K is +0, masked after the
+// multiply, never a widened value). k: the logical k of register 0's low half.
+__device__ __forceinline__ void mask_past_k(std::uint32_t (&a)[4], int k, int valid) {
+  const std::uint32_t m01 = k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
+  const std::uint32_t m23 = k + 3 < valid ? 0xFFFFFFFFu : k + 2 < valid ? 0x0000FFFFu : 0u;
+  a[0] &= m01;
+  a[1] &= m01;
+  a[2] &= m23;
+  a[3] &= m23;
+}
+
 // 2^(e-127) as bf16x2 for the code of k-block j in a row's scale words (stab:
 // this lane's copy of the scale table of SCOPY copies).
 template <int SCOPY, int CW>
@@ -250,15 +263,7 @@ __device__ __forceinline__ void pc_widen(std::uint8_t* st, const std::uint8_t* l
       std::uint32_t a[4];
 #pragma unroll
       for (int r = 0; r < 4; ++r) a[r] = mul_bf16x2(v[i][r], f[i >> 1][r & 1]);
-      if constexpr (RAGGED) {
-        const int k = 16 * (h + i) + 4 * t;
-        const std::uint32_t m01 = k + 1 < valid ? 0xFFFFFFFFu : k < valid ? 0x0000FFFFu : 0u;
-        const std::uint32_t m23 = k + 3 < valid ? 0xFFFFFFFFu : k + 2 < valid ? 0x0000FFFFu : 0u;
-        a[0] &= m01;
-        a[1] &= m01;
-        a[2] &= m23;
-        a[3] &= m23;
-      }
+      if constexpr (RAGGED) mask_past_k(a, 16 * (h + i) + 4 * t, valid);
       L::store_widened(st, tile, h + i, l, a);
     }
   }
