@@ -27,10 +27,17 @@
 
 #include "mx/convert.hpp"
 #include "mx/error.hpp"
+#include "probe_internal.hpp"
 #include "probe_kernels.hpp"
 
 namespace mxk::probes {
 
+using detail::ebits_of;  // probe_internal.hpp
+using detail::emulate_batch;
+using detail::emulate_scale;
+using detail::g_emulate;
+using detail::kPoison;
+using detail::Layout;
 using mx::DotCase;
 using mx::Elem;
 using mx::MapEntry;
@@ -45,9 +52,6 @@ std::size_t FragmentProbe::total_differences() const {
 
 namespace {
 
-constexpr std::uint32_t kPoison = 0x7F7F7F7Fu;
-
-int ebits_of(Elem e) { return mx::elem_bits(e); }
 
 std::uint64_t one_code(Elem e) {
   switch (e) {
@@ -96,26 +100,7 @@ std::uint64_t c_one(MmaForm f) {
   return 0x3F800000u;
 }
 
-struct Layout {
-  MmaForm f;
-  int threads, wpr_a, wpr_b, wpr_c;
-  int a_regs, b_regs, c_regs, a_per, b_per;
-  explicit Layout(MmaForm form) : f(form) {
-    const auto& fi = mx::form_info(form);
-    threads = fi.threads;
-    wpr_a = words_per_reg(form, Operand::A);
-    wpr_b = words_per_reg(form, Operand::B);
-    wpr_c = words_per_reg(form, Operand::C);
-    a_regs = fi.a_regs;
-    b_regs = fi.b_regs;
-    c_regs = fi.c_regs;
-    a_per = fi.a_per_reg;
-    b_per = fi.b_per_reg;
-  }
-  std::size_t a_words() const { return static_cast<std::size_t>(threads * a_regs * wpr_a); }
-  std::size_t b_words() const { return static_cast<std::size_t>(threads * b_regs * wpr_b); }
-  std::size_t c_words() const { return static_cast<std::size_t>(threads * c_regs * wpr_c); }
-};
+// Layout: probe_internal.hpp.
 
 // Put `code` into element e of register reg of lane in an image.
 void put(std::uint32_t* img, int regs, int wpr, int bits, int lane, int reg, int e, std::uint64_t code) {
@@ -232,94 +217,8 @@ std::string slot_name(const MapEntry& m) {
   return "T" + std::to_string(m.lane) + " R" + std::to_string(m.reg) + "." + std::to_string(m.elem);
 }
 
-
-// ---- CPU emulation (MXPROBE_EMULATE=1): the documented maps and a C9 model
-// stand in for the GPU, so the decoding and fitting logic can be tested
-// without one (cpu tests; see conformance/probes/).
-const mx::HwModelParams* g_emulate = nullptr;
-
-std::uint64_t get(const std::uint32_t* img, int regs, int wpr, int bits, int lane, int reg, int e) {
-  const std::uint32_t* w = img + (static_cast<std::size_t>(lane) * regs + reg) * wpr;
-  if (bits == 64) return (std::uint64_t{w[1]} << 32) | w[0];
-  const std::uint32_t mask = bits == 32 ? 0xFFFFFFFFu : ((1u << bits) - 1);
-  return (w[0] >> (e * bits)) & mask;
-}
-
-void emulate_batch(MmaForm f, TileBatch& b) {
-  const auto& fi = mx::form_info(f);
-  const Layout L(f);
-  const std::size_t M = static_cast<std::size_t>(fi.m), N = static_cast<std::size_t>(fi.n),
-                    K = static_cast<std::size_t>(fi.k);
-  const int ab = ebits_of(fi.a_elem), cb = ebits_of(fi.c_elem);
-  const bool wg = fi.threads == 128;
-  b.d_img.assign(static_cast<std::size_t>(b.ntiles) * L.c_words(), kPoison);
-  for (int t = 0; t < b.ntiles; ++t) {
-    std::vector<std::vector<std::uint64_t>> A(M, std::vector<std::uint64_t>(K)), B(N, std::vector<std::uint64_t>(K)),
-        C(M, std::vector<std::uint64_t>(N));
-    if (fi.a_regs) {
-      for (int l = 0; l < L.threads; ++l)
-        for (int r = 0; r < L.a_regs; ++r)
-          for (int e = 0; e < L.a_per; ++e) {
-            const mx::RowCol rc = mx::documented(f, Operand::A, l, r, e);
-            A[static_cast<std::size_t>(rc.row)][static_cast<std::size_t>(rc.col)] =
-                get(b.a_img.data() + static_cast<std::size_t>(t) * L.a_words(), L.a_regs, L.wpr_a, ab, l, r, e);
-          }
-    } else {
-      for (std::size_t m = 0; m < M; ++m)
-        for (std::size_t k = 0; k < K; ++k) {
-          std::uint64_t v = 0;
-          for (int i = ab / 8 - 1; i >= 0; --i)
-            v = (v << 8) | b.a_mat[static_cast<std::size_t>(t) * 2048 + (m * K + k) * static_cast<std::size_t>(ab / 8) + static_cast<std::size_t>(i)];
-          A[m][k] = v;
-        }
-    }
-    if (wg) {
-      for (std::size_t n = 0; n < N; ++n)
-        for (std::size_t k = 0; k < K; ++k) {
-          std::uint64_t v = 0;
-          for (int i = ab / 8 - 1; i >= 0; --i)
-            v = (v << 8) | b.b_mat[static_cast<std::size_t>(t) * 256 + (n * K + k) * static_cast<std::size_t>(ab / 8) + static_cast<std::size_t>(i)];
-          B[n][k] = v;
-        }
-    } else {
-      for (int l = 0; l < L.threads; ++l)
-        for (int r = 0; r < L.b_regs; ++r)
-          for (int e = 0; e < L.b_per; ++e) {
-            const mx::RowCol rc = mx::documented(f, Operand::B, l, r, e);
-            B[static_cast<std::size_t>(rc.col)][static_cast<std::size_t>(rc.row)] =
-                get(b.b_img.data() + static_cast<std::size_t>(t) * L.b_words(), L.b_regs, L.wpr_b, ab, l, r, e);
-          }
-    }
-    for (int l = 0; l < L.threads; ++l)
-      for (int r = 0; r < L.c_regs; ++r) {
-        const mx::RowCol rc = mx::documented(f, Operand::C, l, r, 0);
-        C[static_cast<std::size_t>(rc.row)][static_cast<std::size_t>(rc.col)] =
-            (wg && !b.use_c) ? 0 : get(b.c_img.data() + static_cast<std::size_t>(t) * L.c_words(), L.c_regs, L.wpr_c, cb, l, r, 0);
-      }
-    for (int l = 0; l < L.threads; ++l)
-      for (int r = 0; r < L.c_regs; ++r) {
-        const mx::RowCol rc = mx::documented(f, Operand::C, l, r, 0);
-        const std::size_t m = static_cast<std::size_t>(rc.row), n = static_cast<std::size_t>(rc.col);
-        std::uint32_t* w = b.d_img.data() + static_cast<std::size_t>(t) * L.c_words() +
-                           (static_cast<std::size_t>(l) * L.c_regs + r) * L.wpr_c;
-        if (fi.c_elem == Elem::f64) {
-          double acc = std::bit_cast<double>(C[m][n]);
-          for (std::size_t k = 0; k < K; ++k)
-            acc += std::bit_cast<double>(A[m][k]) * std::bit_cast<double>(B[n][k]);
-          const std::uint64_t u = std::bit_cast<std::uint64_t>(acc);
-          w[0] = static_cast<std::uint32_t>(u);
-          w[1] = static_cast<std::uint32_t>(u >> 32);
-          continue;
-        }
-        DotCase cs;
-        cs.a = A[m];
-        cs.b = B[n];
-        cs.c = static_cast<std::uint32_t>(C[m][n]);
-        w[0] = fi.c_elem == Elem::s32 ? exact_int_dot(cs) : mx::hw_dot(*g_emulate, fi.a_elem, cs);
-      }
-  }
-}
-
+// ---- CPU emulation (MXPROBE_EMULATE=1): probe_emulate.cpp; g_emulate is the model
+// that stands in for the GPU (null: the GPU runs the batches).
 void exec(MmaForm f, TileBatch& b) {
   if (g_emulate) emulate_batch(f, b);
   else run_batch(f, b, 0);
@@ -571,100 +470,6 @@ void run_cases(MmaForm f, std::vector<DotCase>& cases, bool shared_rows) {
 }
 
 
-// ---- mma.sync.m8n8k4.f64 ----
-namespace {
-constexpr std::uint64_t kM52 = (std::uint64_t{1} << 52) - 1;
-std::uint64_t f64b(bool neg, int ef, std::uint64_t m) {
-  return (static_cast<std::uint64_t>(neg) << 63) | (static_cast<std::uint64_t>(ef) << 52) | (m & kM52);
-}
-std::uint64_t dbits(double x) { return std::bit_cast<std::uint64_t>(x); }
-
-// Specials and signed zeros in a small share; otherwise `ef` with a random fraction.
-std::uint64_t f64_or_special(Rng& r, int ef) {
-  const bool s = r.next() & 1;
-  const std::uint64_t u = r.next() % 1000;
-  if (u < 30) return s ? (std::uint64_t{1} << 63) : 0;
-  if (u < 34) return f64b(s, 0x7FF, 0);
-  if (u < 38) return f64b(s, 0x7FF, 1 + r.next() % kM52);
-  return f64b(s, ef, r.next());
-}
-
-int ef_of(Rng& r, int mode, bool is_b) {
-  switch (mode) {
-    case 0: return 1023 + r.range(-600, 600);
-    case 4: {  // a tiny (15% subnormal), b near 1
-      if (is_b) return 1023 + r.range(-8, 2);
-      return r.next() % 100 < 15 ? 0 : r.range(1, 60);
-    }
-    case 5: return 1023 + r.range(500, 512);
-    default: return 1023 + r.range(-3, 3);
-  }
-}
-
-std::uint64_t rand_c64(Rng& r, int mode, const mx::DotCaseF64& cs) {
-  const bool s = r.next() & 1;
-  const std::uint64_t u = r.next() % 1000;
-  if (u < 4) return f64b(s, 0x7FF, 0);
-  if (u < 8) return f64b(s, 0x7FF, 1 + r.next() % kM52);
-  if (u < 100) return s ? (std::uint64_t{1} << 63) : 0;
-  switch (mode) {
-    case 0: return f64b(s, 1023 + r.range(-1000, 1000), r.next());
-    case 2: {  // -(a.b) with its low bits perturbed: cancellation against c
-      double acc = 0;
-      for (int k = 0; k < 4; ++k) acc = std::fma(std::bit_cast<double>(cs.a[k]), std::bit_cast<double>(cs.b[k]), acc);
-      if (!std::isfinite(acc) || acc == 0) return f64b(s, 1023 + r.range(-3, 3), r.next());
-      std::uint64_t c = dbits(-acc);
-      const int how = static_cast<int>(r.next() % 4);
-      if (how == 0) return c;
-      if (how == 1) return c ^ (r.next() & 0xFF);
-      if (how == 2) return c + 1;
-      return c ^ (r.next() & 0xFFFFFFFFull);
-    }
-    case 3: return f64b(s, 1023 + r.range(-60, 0), r.next());
-    case 4: return f64b(s, r.range(0, 60), r.next());
-    case 5: return f64b(s, 1023 + r.range(1000, 1023), r.next());
-    default: return f64b(s, 1023 + r.range(-8, 3), r.next());
-  }
-}
-}  // namespace
-
-std::vector<mx::DotCaseF64> random_tile_cases_f64(std::uint64_t seed, int tile) {
-  const MmaForm f = MmaForm::mma_f64_m8n8k4;
-  Rng r{seed * 0x100000001B3ull + static_cast<std::uint64_t>(tile) * 0x9E3779B97F4A7C15ull +
-        static_cast<std::uint64_t>(f) * 0x632BE59BD9B4E019ull};
-  const int mode = tile % 6;
-  // Mode 3: the cancelling pairs are (0,1),(2,3) or (0,2),(1,3) or (0,3),(1,2).
-  const int pat = static_cast<int>(r.next() % 3);
-  const int pa[3][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 3, 1, 2}};
-  std::uint64_t A[8][4], B[8][4];
-  for (int which = 0; which < 2; ++which)
-    for (int i = 0; i < 8; ++i) {
-      std::uint64_t* v = which == 0 ? A[i] : B[i];
-      for (int k = 0; k < 4; ++k) v[k] = f64_or_special(r, ef_of(r, mode, which == 1));
-      if (mode == 3) {
-        for (int q = 0; q < 2; ++q) {
-          const int k0 = pa[pat][2 * q], k1 = pa[pat][2 * q + 1];
-          // a: negated copy; b: copy with low bits changed (both with tweaks).
-          v[k1] = which == 0 ? (v[k0] ^ (std::uint64_t{1} << 63) ^ (r.next() % 4 == 0 ? (r.next() & 0xFFFF) : 0))
-                             : (v[k0] ^ (r.next() & 0xFFFFFull));
-        }
-      }
-    }
-  std::vector<mx::DotCaseF64> out;
-  out.reserve(64);
-  for (int m = 0; m < 8; ++m)
-    for (int n = 0; n < 8; ++n) {
-      mx::DotCaseF64 c;
-      for (int k = 0; k < 4; ++k) {
-        c.a[k] = A[m][k];
-        c.b[k] = B[n][k];
-      }
-      c.c = rand_c64(r, mode, c);
-      out.push_back(c);
-    }
-  return out;
-}
-
 void run_cases_f64(std::vector<mx::DotCaseF64>& cases, bool shared_rows) {
   const MmaForm f = MmaForm::mma_f64_m8n8k4;
   const auto& fi = mx::form_info(f);
@@ -703,157 +508,6 @@ void run_cases_f64(std::vector<mx::DotCaseF64>& cases, bool shared_rows) {
         const std::uint32_t* w = bd.d_slot(t, l, r);
         if (ci < cases.size()) cases[ci].d = (std::uint64_t{w[1]} << 32) | w[0];
       }
-}
-
-std::vector<FeatureF64> feature_cases_f64() {
-  std::vector<FeatureF64> out;
-  auto P = [](int x) { return std::ldexp(1.0, x); };
-  // Case from c and up to four (a, b) pairs given as doubles.
-  auto mk = [&](const std::string& name, double c, std::vector<std::pair<double, double>> ps) {
-    mx::DotCaseF64 cs;
-    cs.c = dbits(c);
-    for (std::size_t k = 0; k < ps.size() && k < 4; ++k) {
-      cs.a[k] = dbits(ps[k].first);
-      cs.b[k] = dbits(ps[k].second);
-    }
-    out.push_back({name, cs});
-  };
-  const double one = 1.0, e52 = P(-52);
-  // Products: exact (fma) or rounded (fmul) before the add.
-  mk("product_exact: p0=(1+2^-52)^2, c=-(1+2^-51)", -(1 + P(-51)), {{1 + e52, 1 + e52}});
-  mk("product_exact: p0=(1+2^-52)(1-2^-53), c=-1", -1.0, {{1 + e52, 1 - P(-53)}});
-  // Order and intermediate rounding: p=2^-60 survives only if added after the cancellation.
-  mk("order: p0=1 p1=-1 p2=2^-60", 0.0, {{one, one}, {-one, one}, {P(-60), one}});
-  mk("order: p0=2^-60 p1=1 p2=-1", 0.0, {{P(-60), one}, {one, one}, {-one, one}});
-  mk("order: p1=1 p2=2^-60 p3=-1", 0.0, {{0, 0}, {one, one}, {P(-60), one}, {-one, one}});
-  mk("order: p0=1 p3=-1 p1=2^-60", 0.0, {{one, one}, {P(-60), one}, {0, 0}, {-one, one}});
-  mk("order: p2=1 p3=-1 p0=2^-60", 0.0, {{P(-60), one}, {0, 0}, {one, one}, {-one, one}});
-  mk("order: p0=1 p1=2^-60 p2=-1", 0.0, {{one, one}, {P(-60), one}, {-one, one}});
-  // Where C enters.
-  mk("cpos: c=1 p0=-1 p1=2^-60", 1.0, {{-one, one}, {P(-60), one}});
-  mk("cpos: c=2^-60 p0=1 p1=-1", P(-60), {{one, one}, {-one, one}});
-  mk("cpos: c=1 p3=-1 p0=2^-60", 1.0, {{P(-60), one}, {0, 0}, {0, 0}, {-one, one}});
-  mk("cpos: c=1 p0=2^-60 p1=-1", 1.0, {{P(-60), one}, {-one, one}});
-  // Double rounding: two half-ulps.
-  mk("double_round: c=1 p0=2^-53 p1=2^-53", 1.0, {{P(-53), one}, {P(-53), one}});
-  mk("double_round: c=1 p2=2^-53 p3=2^-53", 1.0, {{0, 0}, {0, 0}, {P(-53), one}, {P(-53), one}});
-  mk("double_round: p0=1 p1=2^-53 p2=2^-53", 0.0, {{one, one}, {P(-53), one}, {P(-53), one}});
-  // Alignment width: a tie broken by a bit j below 2^0.
-  for (int j : {56, 60, 64, 70, 80, 100, 105, 106, 110, 120, 200})
-    mk("align_sticky: c=1 p0=2^-53 p1=2^-" + std::to_string(j), 1.0, {{P(-53), one}, {P(-j), one}});
-  for (int j : {53, 54, 55, 56, 60, 64, 80, 106, 110})
-    mk("align_neg: c=1 p0=-2^-" + std::to_string(j), 1.0, {{-P(-j), one}});
-  mk("round_tie: c=1 p0=2^-53", 1.0, {{P(-53), one}});
-  mk("round_tie: c=1+2^-52 p0=2^-53", 1 + e52, {{P(-53), one}});
-  // Group: a tiny term next to a cancelling pair, in every position.
-  for (int g = 0; g < 4; ++g) {
-    std::vector<std::pair<double, double>> ps(4, {0.0, 0.0});
-    int idx[3], n = 0;
-    for (int k = 0; k < 4; ++k)
-      if (k != g) idx[n++] = k;
-    const int i0 = idx[0], i1 = idx[1];
-    ps[static_cast<std::size_t>(i0)] = {P(60), one};
-    ps[static_cast<std::size_t>(i1)] = {-P(60), one};
-    ps[static_cast<std::size_t>(g)] = {P(-60), one};
-    mk("group: p" + std::to_string(i0) + "=2^60 p" + std::to_string(i1) + "=-2^60 p" + std::to_string(g) + "=2^-60", 0.0, ps);
-  }
-  // Subnormals.
-  {
-    mx::DotCaseF64 cs;
-    cs.a[0] = 1;
-    cs.b[0] = dbits(1.0);
-    out.push_back({"subnormal_operand: min_sub * 1", cs});
-    cs.b[0] = dbits(P(52));
-    out.push_back({"subnormal_operand: min_sub * 2^52", cs});
-  }
-  mk("subnormal_result: c=1.5*2^-1022 p0=-2^-1022", 1.5 * P(-1022), {{-P(-511), P(-511)}});
-  mk("subnormal_result: p0=2^-1074 (2^-537 * 2^-537)", 0.0, {{P(-537), P(-537)}});
-  mk("underflow: p0=2^-1076 (2^-538 * 2^-538)", 0.0, {{P(-538), P(-538)}});
-  mk("underflow: p0=1.5*2^-1075, c=0", 0.0, {{1.5 * P(-538), P(-537)}});
-  mk("underflow_sum: p0=2^-1075 p1=2^-1075", 0.0, {{P(-538), P(-537)}, {P(-538), P(-537)}});
-  mk("subnormal_c: c=2^-1074 p=0", P(-1074), {});
-  mk("subnormal_c: c=2^-1074 p0=1 p1=-1", P(-1074), {{one, one}, {-one, one}});
-  // Signed zeros.
-  mk("zero_sign: c=-0 products +0", -0.0, {});
-  mk("zero_sign: c=-0 p0=-0*1", -0.0, {{-0.0, one}});
-  mk("zero_sign: c=+0 p0=-0*1", 0.0, {{-0.0, one}});
-  mk("zero_sign: c=-1 p0=1", -1.0, {{one, one}});
-  mk("zero_sign: c=-0 p0=-0 p1=-0 p2=-0 p3=-0", -0.0, {{-0.0, one}, {-0.0, one}, {-0.0, one}, {-0.0, one}});
-  // Specials and overflow.
-  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN(),
-               mx = std::numeric_limits<double>::max();
-  mk("nan_c: c=NaN", nan, {});
-  mk("inf_c: c=+Inf", inf, {});
-  mk("inf_c_plus_product: c=+Inf p0=-1", inf, {{-one, one}});
-  mk("inf_c_minus_inf: c=+Inf p0=-Inf*1", inf, {{-inf, one}});
-  mk("nan_operand: NaN * 1", 0.0, {{nan, one}});
-  mk("inf_operand: Inf * 1", 0.0, {{inf, one}});
-  mk("inf_times_zero: Inf * 0", 0.0, {{inf, 0.0}});
-  mk("inf_minus_inf: Inf*1 + Inf*-1", 0.0, {{inf, one}, {inf, -one}});
-  mk("overflow: c=max p0=2^970 (tie)", mx, {{P(485), P(485)}});
-  mk("overflow: c=max p0=2^969", mx, {{P(485), P(484)}});
-  mk("overflow: p0=2^1000*2^100", 0.0, {{P(1000), P(100)}});
-  mk("overflow_intermediate: p0=2^1023*2 p1=-2^1023*2", 0.0, {{P(1023), 2.0}, {P(1023), -2.0}});
-  mk("overflow_intermediate: c=max p0=max p1=-max", mx, {{mx, one}, {-mx, one}});
-  return out;
-}
-
-}  // namespace mxk::probes
-
-namespace mxk::probes {
-
-// Emulated block-scaled mma.sync (documented maps and scale lanes, exact
-// arithmetic): D[m][n] = C + sum_k A*B*SA(m, k/V)*SB(n, k/V).
-static void emulate_scale(MmaForm f, const ScaleSel& s, TileBatch& b, const std::vector<std::uint32_t>& sfa,
-                          const std::vector<std::uint32_t>& sfb) {
-  const auto& fi = mx::form_info(f);
-  const bool nv = f == MmaForm::mma_mxf4nvf4_m16n8k64;
-  const int vec = f == MmaForm::mma_mxf8f6f4_m16n8k32 ? 1 : nv ? 4 : 2;
-  const int V = fi.k / vec;
-  const int bits = mx::elem_bits(fi.a_elem);
-  auto elem = [&](std::uint32_t code) {
-    if (fi.a_elem == Elem::e2m1) {
-      static const double t[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
-      return (code & 8 ? -1.0 : 1.0) * t[code & 7];
-    }
-    return elem_value(fi.a_elem, code);
-  };
-  auto scale = [&](std::uint32_t byte) {
-    return nv ? elem_value(Elem::e4m3, byte & 0x7F) : std::ldexp(1.0, static_cast<int>(byte) - 127);
-  };
-  std::vector<std::vector<double>> A(16, std::vector<double>(static_cast<std::size_t>(fi.k))),
-      B(8, std::vector<double>(static_cast<std::size_t>(fi.k)));
-  for (int l = 0; l < 32; ++l) {
-    for (int r = 0; r < 4; ++r)
-      for (int e = 0; e < fi.a_per_reg; ++e) {
-        const mx::RowCol rc = mx::documented(f, Operand::A, l, r, e);
-        const std::uint32_t code = (b.a_img[static_cast<std::size_t>(l * 4 + r)] >> (e * bits)) & ((1u << bits) - 1);
-        A[static_cast<std::size_t>(rc.row)][static_cast<std::size_t>(rc.col)] = elem(code);
-      }
-    for (int r = 0; r < 2; ++r)
-      for (int e = 0; e < fi.b_per_reg; ++e) {
-        const mx::RowCol rc = mx::documented(f, Operand::B, l, r, e);
-        const std::uint32_t code = (b.b_img[static_cast<std::size_t>(l * 2 + r)] >> (e * bits)) & ((1u << bits) - 1);
-        B[static_cast<std::size_t>(rc.col)][static_cast<std::size_t>(rc.row)] = elem(code);
-      }
-  }
-  auto sbyte = [&](const std::vector<std::uint32_t>& w, mx::LaneByte lb) {
-    return (w[static_cast<std::size_t>(lb.lane)] >> (8 * lb.byte)) & 0xFFu;
-  };
-  b.d_img.assign(128, 0x7F7F7F7Fu);
-  for (int l = 0; l < 32; ++l)
-    for (int r = 0; r < 4; ++r) {
-      const mx::RowCol rc = mx::documented(f, Operand::C, l, r, 0);
-      double acc = static_cast<double>(std::bit_cast<float>(b.c_img[static_cast<std::size_t>(l * 4 + r)]));
-      for (int k = 0; k < fi.k; ++k) {
-        const int j = k / V;
-        acc += A[static_cast<std::size_t>(rc.row)][static_cast<std::size_t>(k)] *
-               B[static_cast<std::size_t>(rc.col)][static_cast<std::size_t>(k)] *
-               scale(sbyte(sfa, mx::documented_scale_lane(Operand::A, rc.row, j, s.tid_a, s.byte_a))) *
-               scale(sbyte(sfb, mx::documented_scale_lane(Operand::B, rc.col, j, s.tid_b, s.byte_b)));
-      }
-      b.d_img[static_cast<std::size_t>(l * 4 + r)] = std::bit_cast<std::uint32_t>(static_cast<float>(acc));
-    }
 }
 
 void exec_scale(MmaForm f, const ScaleSel& s, TileBatch& b, const std::vector<std::uint32_t>& sfa,
