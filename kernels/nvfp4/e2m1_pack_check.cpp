@@ -1,5 +1,5 @@
 // e2m1_pack_check.cpp - exhaustive host check of the NVFP4 e2m1 encode of
-// scaled fp32 values (e2m1x2_f16rz in kernels/common/dev_convert.cuh, used by
+// scaled fp32 values (e2m1x2_f16rz in kernels/common/dev_convert_nvfp4.cuh, used by
 // encode8_packed_e2m1_prescaled on sm_89/sm_90). Not built by CMake and not
 // run by CI: run it by hand (no CUDA needed):
 //
@@ -93,7 +93,7 @@ uint32_t add_f16x2(uint32_t a, uint32_t b) {  // non-negative finite lanes
   return r;
 }
 
-// keep in step with e2m1x2_f16rz (dev_convert.cuh)
+// keep in step with e2m1x2_f16rz (dev_convert_nvfp4.cuh)
 uint32_t sticky13(uint32_t a) { return a | ((a + 0x1FFFu) & 0x2000u); }
 uint32_t e2m1x2_f16rz(uint32_t ylo, uint32_t yhi) {
   const uint32_t P = f16_rz(sticky13(ylo)) | (f16_rz(sticky13(yhi)) << 16);
