@@ -13,7 +13,7 @@ bin="$out/fuzz_readers"
 t="$src/tools/src"
 "$cxx" -std=c++20 -O1 -g -fsanitize=fuzzer,address -fno-omit-frame-pointer \
   -I"$t" -I"$src/reference/include" \
-  "$src/conformance/fuzz/fuzz_readers.cpp" "$t/util.cpp" "$t/csvfile.cpp" "$t/kinds.cpp" "$t/check.cpp" \
+  "$src/conformance/fuzz/fuzz_readers.cpp" "$t/util.cpp" "$t/csvfile.cpp" "$t/kinds.cpp" "$t/kinds_codes.cpp" "$t/check.cpp" \
   "$t/npy.cpp" "$t/json.cpp" "$mxref" -lcrypto -o "$bin"
 seeds="$out/seeds"
 corpus="$out/corpus"
