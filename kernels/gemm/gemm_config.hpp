@@ -82,10 +82,18 @@ constexpr int kW4Group = 8;
 // CW: k-tiles of wgmma each consumer keeps in flight (1: it waits for the
 // previous k-tile's before it releases a stage and waits for the next, 2: for
 // the one before that; decode_cols + 10000000 forces 2).
-template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_, int CW_ = 1>
+// TK: k-tiles per consumer round trip (the consumer waits on the full
+// barriers of TK k-tiles back to back, issues their 4 TK wgmmas as one commit
+// group, and releases the TK stages of the group CW before together; CW then
+// counts groups; decode_cols + TK * 100000000 forces TK 2 or 4). LA: the
+// consumer waits on the next group's full barriers before it waits for its
+// wgmmas (decode_cols + 1000000000). Both need ST >= (CW + 1 + LA) TK stages.
+template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_, int CW_ = 1,
+          int TK_ = 1, bool LA_ = false>
 struct W4WsT {
   static constexpr int BM = BM_, BN = BN_, KT = 64, ST = ST_, RS = RS_, NP = NP_, GROUP = 8;
-  static constexpr int CW = CW_;
+  static constexpr int CW = CW_, TK = TK_;
+  static constexpr bool LA = LA_;
   static constexpr int NC = BM_ == 64 ? 1 : 2;  // consumer warpgroups
   static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg (0: none)
   static constexpr bool PDL = BM_ == 64;
@@ -114,8 +122,8 @@ constexpr int w4_ws_decode_stages(int bn, int np) {  // A 8 KB + widened B 128 B
   const int st = (200 * 1024 - g * w4_ws_decode_rs(bn, np) * 40 * bn) / (8192 + 128 * bn);
   return (st < 16 ? st : 16) / g * g;
 }
-template <int BN, int NP, int CW = 1>
-using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0, CW>;
+template <int BN, int NP, int CW = 1, int TK = 1, bool LA = false>
+using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0, CW, TK, LA>;
 // M > 64 with A and packed B readable by TMA (16-byte aligned rows): the
 // register-A kernel (gemm_w4a16_rs.cu) computes D^T = B A^T: BN rows of B
 // (the wgmma's M side, 64 per consumer warpgroup, widened by the consumers
