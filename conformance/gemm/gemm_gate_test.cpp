@@ -326,17 +326,17 @@ TEST(GemmGateSanitizer, W4a16WsDecode) {
   // two k-tiles of wgmma in flight (10006356: 6356 with CW 2, the launcher's form where N / 56 blocks fit)
   run_w4({64, 113, 2632, kDense, Fmt::bf16, false, 3, 0, 10006356}, 77);  // 42 over 8, ragged N
   run_w4({33, 57, 136, kTc, Fmt::fp32, true, 3, 0, 10006356}, 78);        // 3 k-tiles: fewer than CW + 1 releases
-  // TK k-tiles per consumer round trip (+ TK * 100000000), LA (+ 1000000000): partial last groups, fewer k-tiles
+  // TK k-tiles per consumer round trip (+ TK * 100000000), IW (+ 1000000000): partial last groups, fewer k-tiles
   // than stages, and the first group partial (fewer k-tiles than TK)
   run_w4({64, 40, 1160, kDense, Fmt::fp32, true, 3, 0, 200006016}, 79);    // 19 over 16, TK 2: last group 1
   run_w4({33, 24, 136, kTc, Fmt::bf16, false, 3, 0, 400006016}, 80);       // 3 < TK 4: one partial group
   run_w4({48, 40, 1096, kDense, Fmt::bf16, true, 3, 0, 400006016}, 81);    // 18 over 16, TK 4: last group 2
-  run_w4({40, 33, 392, kTc, Fmt::fp32, false, 3, 0, 1200006016}, 82);      // 7 < 16, TK 2 + LA: last group 1
-  run_w4({64, 20, 1480, kDense, Fmt::bf16, true, 3, 0, 1000006016}, 83);   // 24 over 16, LA
-  run_w4({64, 113, 1032, kTc, Fmt::bf16, true, 3, 0, 1210006356}, 84);     // 17 over 8 = (CW + 2) TK, last 1
-  run_w4({35, 57, 320, kDense, Fmt::fp32, false, 3, 0, 210006356}, 85);    // 5 < 8, TK 2, CW 2: last group 1
-  run_w4({50, 70, 904, kTc, Fmt::fp32, true, 3, 0, 1010006356}, 86);       // 15 over 8, LA, CW 2
-  run_w4({64, 60, 648, kDense, Fmt::bf16, false, 3, 0, 200006356}, 87);    // 11 over 8, TK 2: last group 1
+  run_w4({40, 33, 392, kTc, Fmt::fp32, false, 3, 0, 1200006016}, 82);      // 7 < 16, TK 2 + IW: last group 1
+  run_w4({64, 20, 1480, kDense, Fmt::bf16, true, 3, 0, 1400006016}, 83);   // 24 over 16, TK 4 + IW
+  run_w4({63, 17, 200, kTc, Fmt::fp32, true, 3, 0, 1400006016}, 84);       // 4 k-tiles: one whole group
+  run_w4({64, 113, 1032, kTc, Fmt::bf16, true, 3, 0, 1200006356}, 85);     // 17 over 8, last group 1
+  run_w4({35, 57, 320, kDense, Fmt::fp32, false, 3, 0, 200006356}, 86);    // 5 < 8, TK 2: last group 1
+  run_w4({50, 24, 904, kTc, Fmt::fp32, true, 3, 0, 200006116}, 87);       // 15 over 16, 8 groups, TK 2
 }
 
 // ---- the full gate ------------------------------------------------------------
@@ -473,21 +473,20 @@ TEST(GemmGate, W4a16MmaKernel) {  // bn 0, M <= 64, decode_cols 2000 + form: eve
 // M = 1, 3, 17, 63, 64 and others, N ragged against BN, K ragged against the
 // k-tile of 64 and below it (K % 8 == 0: A by TMA), rings that wrap, dense and
 // tcgen05 scales, planted specials (NaN/Inf A; 0xFF/0x00/0xFE/0x01 scales),
-// with and without C, fp32 and bf16 out; TK 2 / 4 and LA forms (k-tile counts 1 .. 51: every partial last group);
+// with and without C, fp32 and bf16 out; TK 2 / 4 and IW forms (k-tile counts 1 .. 51: every partial last group);
 // the launcher's choice of them.
 TEST(GemmGate, W4a16WsDecode) {
   REQUIRE_GPU();
   std::uint64_t seed = 1300;
   for (int form : {6016, 6032, 6064, 6128, 6116, 6132, 6164, 6228, 6316, 6332, 6364, 6428, 6056, 6156, 6356,
-                   10006356, 200006016, 400006016, 1000006016, 1200006016, 200006356, 210006356, 1010006356,
-                   1210006356})
+                   10006356, 200006016, 400006016, 1200006016, 1400006016, 200006356, 1200006356, 200006116})
     for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 64, 256}, {3, 130, 520},
                            {17, 129, 1000}, {63, 200, 40}, {64, 64, 2080}, {64, 72, 8}, {9, 40, 1224},
                            {33, 257, 136}, {64, 150, 1096}, {5, 40, 3208}})
       run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0,
               static_cast<int>(seed % 4 == 0 ? 40 : 3), 0, form},
              seed++);
-  // the launcher (decode_cols 0) at 32 < M <= 64 (cfg::w4_ws_decode_code): 6016 where N / 16 blocks fit the
+  // the launcher (decode_cols 0) at 32 < M <= 64 (cfg::w4_ws_decode_code): 200006016 where N / 16 blocks fit the
   // SMs, 10006356 where N / 56 do, 6364 where N / 64 do (N = 8000 on 132 SMs), the decode kernels where TMA cannot
   // read A (K % 8 != 0)
   for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{33, 200, 520}, {48, 2200, 136},

@@ -83,17 +83,17 @@ constexpr int kW4Group = 8;
 // previous k-tile's before it releases a stage and waits for the next, 2: for
 // the one before that; decode_cols + 10000000 forces 2).
 // TK: k-tiles per consumer round trip (the consumer waits on the full
-// barriers of TK k-tiles back to back, issues their 4 TK wgmmas as one commit
-// group, and releases the TK stages of the group CW before together; CW then
-// counts groups; decode_cols + TK * 100000000 forces TK 2 or 4). LA: the
-// consumer waits on the next group's full barriers before it waits for its
-// wgmmas (decode_cols + 1000000000). Both need ST >= (CW + 1 + LA) TK stages.
+// barriers of TK k-tiles, issues their 4 TK wgmmas as one commit group, and
+// releases the TK stages of the group CW before together; CW then counts
+// groups; decode_cols + TK * 100000000 forces TK 2 or 4). IW: each k-tile's
+// full barrier waited for just before its wgmmas, not all TK before the first
+// (decode_cols + 1000000000). ST >= (CW + 1) TK stages.
 template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_, int CW_ = 1,
-          int TK_ = 1, bool LA_ = false>
+          int TK_ = 1, bool IW_ = false>
 struct W4WsT {
   static constexpr int BM = BM_, BN = BN_, KT = 64, ST = ST_, RS = RS_, NP = NP_, GROUP = 8;
   static constexpr int CW = CW_, TK = TK_;
-  static constexpr bool LA = LA_;
+  static constexpr bool IW = IW_;
   static constexpr int NC = BM_ == 64 ? 1 : 2;  // consumer warpgroups
   static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg (0: none)
   static constexpr bool PDL = BM_ == 64;
@@ -122,8 +122,8 @@ constexpr int w4_ws_decode_stages(int bn, int np) {  // A 8 KB + widened B 128 B
   const int st = (200 * 1024 - g * w4_ws_decode_rs(bn, np) * 40 * bn) / (8192 + 128 * bn);
   return (st < 16 ? st : 16) / g * g;
 }
-template <int BN, int NP, int CW = 1, int TK = 1, bool LA = false>
-using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0, CW, TK, LA>;
+template <int BN, int NP, int CW = 1, int TK = 1, bool IW = false>
+using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0, CW, TK, IW>;
 // M > 64 with A and packed B readable by TMA (16-byte aligned rows): the
 // register-A kernel (gemm_w4a16_rs.cu) computes D^T = B A^T: BN rows of B
 // (the wgmma's M side, 64 per consumer warpgroup, widened by the consumers
@@ -291,9 +291,17 @@ inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
 // bn == 0, decode_cols == 0, 32 < M <= 64, A readable by TMA: the warp-
 // specialized kernel's BM = 64 form (cfg::W4WsDecode, decode_cols code; 0 =
 // none, the kernels above) with one wave of blocks: 64 x 16 tiles with one
-// producer warpgroup (G 4) where N / 16 blocks fit the SMs, else 64 x 56 with
+// producer warpgroup (G 4) and two k-tiles per consumer round trip (TK 2,
+// 200006016) where N / 16 blocks fit the SMs, else 64 x 56 with
 // four (G 4) and two k-tiles of wgmma in flight (CW 2, 10006356) where N / 56
 // do, else 64 x 64 with four where N / 64 do.
+// Run 18 k128 (bench/results/gemm-decode.md, h200-k128, H200, call 1, two
+// rounds, us, main c01053c's binary in the same call): 64 x 2048 x 7168
+// 200006016 18.15 / 18.21 against 6016 18.74-18.85 (-3%; cuBLAS bf16 13.39 /
+// 13.55: 0.74x, missed); 48 x 2048 x 7168 18.84 / 18.83 against 19.21-19.35.
+// TK 4 (400006016) 18.56 / 18.65; waiting on the next group's full barriers
+// before the wgmma wait 19.01 / 19.04; at 64 x 7168 x 2048 TK 2 (200006356)
+// 12.17 / 12.21 against main's 10006356 12.06-12.15 (kept 10006356).
 // Run 17 p64 (bench/results/gemm-decode.md, h200-p64, H200, two calls, three
 // rounds each, us, cuBLAS bf16 in the same call): 64 x 7168 x 2048 10006356
 // 12.72 / 12.75 / 12.73 and 12.61 / 12.65 / 12.63 against 6356 12.96 / 12.96 /
@@ -310,7 +318,7 @@ inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
 // 6332 25.58 against 1012 14.94), hence M > 32; M = 33 .. 63 not measured.
 inline int w4_ws_decode_code(std::int64_t m, std::int64_t n, int sms) {
   if (m <= 32 || m > 64) return 0;
-  if ((n + 15) / 16 <= sms) return 6016;
+  if ((n + 15) / 16 <= sms) return 200006016;
   if ((n + 55) / 56 <= sms) return 10006356;
   if ((n + 63) / 64 <= sms) return 6364;
   return 0;

@@ -21,8 +21,8 @@
 //   each (MI m64nBN row tiles), wait on full[s], issue the 4 k-steps, keep CW k-tiles of wgmma in
 //   flight (cfg::W4WsT: 1, or 2 in 10006356), and arrive on empty[s] of the k-tile CW before (every thread: its
 //   reads are then ordered before the producer's next writes); with TK > 1 all of that per group of TK
-//   k-tiles (TK full waits back to back, 4 TK wgmmas, one commit, TK arrivals), with LA the next group's
-//   full waits before the wgmma wait.
+//   k-tiles (TK full waits back to back, or with IW each before its k-tile's 4 wgmmas; 4 TK wgmmas, one
+//   commit, TK arrivals).
 // Every tile issues all its k-steps: steps past ceil(K / 16) have only zero
 // products (A is zero past K by TMA, B's padding is +0), which leave the
 // accumulator unchanged under the model (C11_W4a16.ExtraZeroStepsAreNoOps).
@@ -83,7 +83,7 @@ struct WsLayout {
   static_assert(C::BM == 64 * C::NC * MI && MI * C::BN <= 256, "consumers: NC x MI x m64nBN, <= 128 fp32 each");
   static_assert(C::CW == 1 || C::CW == 2, "one or two groups of wgmma in flight per consumer");
   static_assert(C::TK == 1 || C::TK == 2 || C::TK == 4, "k-tiles per consumer round trip (the last group: 1 .. 3)");
-  static_assert(C::ST >= (C::CW + 1 + (C::LA ? 1 : 0)) * C::TK, "stages for the groups a consumer holds and waits on");
+  static_assert(C::ST >= (C::CW + 1) * C::TK, "stages for the groups a consumer holds and waits on");
   static_assert((C::PRODUCER_REGS == 0) == (C::CONSUMER_REGS == 0), "setmaxnreg for both roles or neither");
   static_assert(PT * C::PRODUCER_REGS + 128 * C::NC * C::CONSUMER_REGS <= 65536, "register file");
   static_assert(A_BYTES % 1024 == 0 && WB_BYTES % 1024 == 0 && RAW_STAGE % 16 == 0, "stage alignment");
@@ -223,23 +223,26 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
   // Group gi: k-tiles TK gi .. TK gi + TK - 1; the last group may hold fewer (NK, a constant: no branch
   // between the wgmmas of a group, so ptxas injects no warpgroup.arrive into the loop's chain).
   constexpr int TK = C::TK;
-  const auto nt = static_cast<std::uint64_t>(ntiles);  // ntiles >= 0: unsigned stage arithmetic
-  const std::uint64_t nfull = nt / TK, rem = nt % TK, ngroups = nfull + (rem > 0);
-  auto wait_full = [&](std::uint64_t gi) {  // the full barriers of group gi's k-tiles, back to back
+  const std::int64_t nfull = ntiles / TK, rem = ntiles % TK;
+  auto group = [&](std::int64_t gi, auto first, auto nk) {
+    constexpr int NK = decltype(nk)::value;
+    const auto k0 = static_cast<std::uint64_t>(gi) * TK;  // gi >= 0: unsigned stage arithmetic
+    auto wait_full = [&](int j) {
+      const std::uint64_t ku = k0 + j;
+      const auto s = static_cast<std::uint32_t>(ku % C::ST);
+      mbar_wait(&full[s], static_cast<std::uint32_t>(ku / C::ST) & 1);
+    };
+    if constexpr (!C::IW) {
 #pragma unroll
-    for (int j = 0; j < TK; ++j) {
-      const std::uint64_t ku = gi * TK + j;
-      if (j == 0 || ku < nt) mbar_wait(&full[ku % C::ST], static_cast<std::uint32_t>(ku / C::ST) & 1);
+      for (int j = 0; j < NK; ++j) wait_full(j);  // back to back
     }
-  };
-  auto group = [&](std::uint64_t gi, auto first, auto nk) {
-    if (!C::LA || decltype(first)::value) wait_full(gi);  // LA: waited for by the group before
-    wgmma_fence();
 #pragma unroll
-    for (int j = 0; j < decltype(nk)::value; ++j) {
-      const auto s = static_cast<std::uint32_t>((gi * TK + j) % C::ST);
+    for (int j = 0; j < NK; ++j) {
+      if constexpr (C::IW) wait_full(j);  // each k-tile's wgmmas right after its own wait
+      const auto s = static_cast<std::uint32_t>((k0 + j) % C::ST);
       const std::uint64_t da = desc_add(da0, s * (L::A_BYTES >> 4));
       const std::uint64_t db = desc_add(db0, s * (L::WB_BYTES >> 4));
+      if (j == 0) wgmma_fence();
 #pragma unroll
       for (int k = 0; k < C::KT / 16; ++k) {
 #pragma unroll
@@ -249,20 +252,17 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
       }
     }
     wgmma_commit();
-    if constexpr (C::LA) {
-      if (gi + 1 < ngroups) wait_full(gi + 1);  // before this group's wgmmas are waited for
-    }
     if constexpr (decltype(first)::value) {
       wgmma_wait<0>();
     } else {
       wgmma_wait<C::CW>();  // the group CW before this one is complete: release its TK stages (a full group)
       if (C::CW == 1 || gi >= C::CW) {
 #pragma unroll
-        for (int j = 0; j < TK; ++j) mbar_arrive(&empty[((gi - C::CW) * TK + j) % C::ST]);
+        for (int j = 0; j < TK; ++j) mbar_arrive(&empty[(k0 - C::CW * TK + j) % C::ST]);
       }
     }
   };
-  auto last = [&](std::uint64_t gi, auto first) {  // the partial last group: rem = 1 .. TK - 1 k-tiles
+  auto last = [&](std::int64_t gi, auto first) {  // the partial last group: rem = 1 .. TK - 1 k-tiles
     if constexpr (TK >= 2) {
       if (rem == 1) group(gi, first, std::integral_constant<int, 1>{});
     }
@@ -276,11 +276,11 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
   // wgmma (it would serialize every wgmma: C7515).
   if (nfull > 0) {
     group(0, std::true_type{}, std::integral_constant<int, TK>{});
-  } else if (rem > 0) {
+  } else if (TK > 1 && rem > 0) {
     last(0, std::true_type{});
   }
-  for (std::uint64_t gi = 1; gi < nfull; ++gi) group(gi, std::false_type{}, std::integral_constant<int, TK>{});
-  if (nfull > 0 && rem > 0) last(nfull, std::false_type{});
+  for (std::int64_t gi = 1; gi < nfull; ++gi) group(gi, std::false_type{}, std::integral_constant<int, TK>{});
+  if (TK > 1 && nfull > 0 && rem > 0) last(nfull, std::false_type{});
   wgmma_wait<0>();
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
@@ -330,9 +330,9 @@ bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
 bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::W4Ws>(x, stream); }
 
 namespace {
-template <int BN, int NP, int CW = 1, int TK = 1, bool LA = false>
+template <int BN, int NP, int CW = 1, int TK = 1, bool IW = false>
 bool decode_form(const W4a16GemmArgs& x, cudaStream_t stream) {
-  return launch_cfg<cfg::W4WsDecode<BN, NP, CW, TK, LA>>(x, stream);
+  return launch_cfg<cfg::W4WsDecode<BN, NP, CW, TK, IW>>(x, stream);
 }
 }  // namespace
 
@@ -356,23 +356,22 @@ bool w4a16_ws_decode_launch(const W4a16GemmArgs& x, int code, cudaStream_t strea
     case 6428: return decode_form<128, 4>(x, stream);
     // two k-tiles of wgmma in flight per consumer (+ 10000000: CW 2)
     case 10006356: return decode_form<56, 4, 2>(x, stream);
-    // TK k-tiles per consumer round trip (+ TK * 100000000), the next group's full barriers waited for before
-    // the wgmma wait (LA, + 1000000000); CW then counts groups of TK k-tiles
+    // TK k-tiles per consumer round trip (+ TK * 100000000), each k-tile's full barrier waited for just before
+    // its wgmmas (IW, + 1000000000); CW then counts groups of TK k-tiles
     case 200006016: return decode_form<16, 1, 1, 2>(x, stream);
     case 400006016: return decode_form<16, 1, 1, 4>(x, stream);
-    case 1000006016: return decode_form<16, 1, 1, 1, true>(x, stream);
     case 1200006016: return decode_form<16, 1, 1, 2, true>(x, stream);
+    case 1400006016: return decode_form<16, 1, 1, 4, true>(x, stream);
     case 200006356: return decode_form<56, 4, 1, 2>(x, stream);
-    case 210006356: return decode_form<56, 4, 2, 2>(x, stream);
-    case 1010006356: return decode_form<56, 4, 2, 1, true>(x, stream);
-    case 1210006356: return decode_form<56, 4, 2, 2, true>(x, stream);
+    case 1200006356: return decode_form<56, 4, 1, 2, true>(x, stream);
+    case 200006116: return decode_form<16, 2, 1, 2>(x, stream);
     default:
       throw mx::InvalidArgument(
           "w4a16 GEMM: warp-specialized M <= 64 form must be 6016, 6032, 6056, 6064, 6128 (one producer "
           "warpgroup, 6000 + BN), 6116, 6132, 6156, 6164, 6228 (two, 6100 + BN) or 6316, 6332, 6356, 6364, 6428 "
           "(four, 6300 + BN); 10006356 (6356 with two k-tiles of wgmma in flight); 200006016, 400006016, 200006356, "
-          "210006356 (TK 2 / 4 k-tiles per consumer round trip), 1000006016, 1200006016, 1010006356, 1210006356 "
-          "(+ the next k-tiles' full barriers waited for before the wgmma wait)");
+          "200006116 (TK 2 / 4 k-tiles per consumer round trip), 1200006016, 1400006016, 1200006356 (the same, each k-tile's "
+          "full barrier waited for just before its wgmmas)");
   }
 }
 

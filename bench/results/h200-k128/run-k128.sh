@@ -4,11 +4,14 @@
 # (kernels/gemm/bench/wgmma_chain_probe.cu: cycles per dependent bf16 wgmma
 # m64nNk16 step, N = 16 / 56 / 64, issued as the kernel does and with no
 # waits); (2) main c01053c as is ("before") and with the overlay (new: TK
-# k-tiles per consumer round trip, + TK * 100000000; LA, the next group's full
-# barriers waited for before the wgmma wait, + 1000000000), built side by side;
+# k-tiles per consumer round trip, + TK * 100000000; IW, each k-tile's full
+# barrier waited for just before its wgmmas, + 1000000000; call 1 had LA, the
+# next group's full barriers before the wgmma wait, there), built side by side;
 # (3) the gate of every w4a16 ws path beside memcheck / racecheck of
-# GemmGateSanitizer.W4a16WsDecode; (4) three rounds of the launcher's forms
-# (6016 / 10006356, before and new) and the variants alternating, cuBLAS bf16
+# GemmGateSanitizer.W4a16WsDecode; (4) rounds of the launcher's forms (before:
+# 6016 / 10006356; new: 200006016 / 10006356) and the variants alternating
+# (call 1: W2="200006016 400006016 1000006016 1200006016" W7="200006356
+# 210006356 1010006356 1210006356" with the LA codes), cuBLAS bf16
 # (torch_bench.py 50, CUDA graph) each round. Summary last in $OUT/summary.txt.
 # Usage (main's tree): OUT=<dir> bash .devrun/k128/overlay/bench/results/h200-k128/run-k128.sh
 set -uo pipefail
@@ -51,7 +54,7 @@ t() {  # label binary shape cols
   printf "%-7s %-13s %-11s " "$1" "$3" "$4" >>"$S"
   timeout 15 $2 time w4a16 $3 200 0 $4 2>&1 | tail -1 | cut -c1-120 >>"$S"
 }
-W2=${W2:-200006016 400006016 1000006016 1200006016}; W7=${W7:-200006356 210006356 1010006356 1210006356}
+W2=${W2:-400006016 1200006016 1400006016 200006116}; W7=${W7:-200006356 1200006356}
 for round in 1 2 3; do
   [ $(el) -gt ${ROUND_BY:-170} ] && { log "round $round skipped (time)"; continue; }
   log "## round $round (label shape cols: M,N,K,us,TFLOP/s; cols 0 = the launcher)"
