@@ -290,18 +290,20 @@ inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
 }
 // bn == 0, decode_cols == 0, 32 < M <= 64, A readable by TMA: the warp-
 // specialized kernel's BM = 64 form (cfg::W4WsDecode, decode_cols code; 0 =
-// none, the kernels above) with one wave of blocks: 64 x 16 tiles with one
-// producer warpgroup (G 4) and two k-tiles per consumer round trip (TK 2,
-// 200006016) where N / 16 blocks fit the SMs, else 64 x 56 with
+// none, the kernels above) with one wave of blocks: 64 x 16 tiles with two
+// producer warpgroups (G 8) and two k-tiles per consumer round trip (TK 2,
+// 200006116) where N / 16 blocks fit the SMs, else 64 x 56 with
 // four (G 4) and two k-tiles of wgmma in flight (CW 2, 10006356) where N / 56
 // do, else 64 x 64 with four where N / 64 do.
-// Run 18 k128 (bench/results/gemm-decode.md, h200-k128, H200, call 1, two
-// rounds, us, main c01053c's binary in the same call): 64 x 2048 x 7168
-// 200006016 18.15 / 18.21 against 6016 18.74-18.85 (-3%; cuBLAS bf16 13.39 /
-// 13.55: 0.74x, missed); 48 x 2048 x 7168 18.84 / 18.83 against 19.21-19.35.
-// TK 4 (400006016) 18.56 / 18.65; waiting on the next group's full barriers
-// before the wgmma wait 19.01 / 19.04; at 64 x 7168 x 2048 TK 2 (200006356)
-// 12.17 / 12.21 against main's 10006356 12.06-12.15 (kept 10006356).
+// Run 18 k128 (bench/results/gemm-decode.md, h200-k128, H200, call 2, three
+// rounds, us, main c01053c's binary and cuBLAS bf16 in the same call):
+// 64 x 2048 x 7168 200006116 14.64 / 14.60 / 14.60 against main's 6016 18.67-
+// 18.76 (-22%; cuBLAS 13.29-13.48: 0.91x, still missed), 200006016 18.10-18.18,
+// 400006016 18.48-18.60; 48 x 2048 x 7168 200006116 16.34 / 16.40 / 16.34
+// against 19.23-19.31. IW (each k-tile's full wait between the wgmmas: ptxas
+// injects warpgroup.arrive) 24.1-25.4; call 1: the next group's full waits
+// before the wgmma wait 19.0. 64 x 7168 x 2048: TK 2 (200006356) 12.06-12.17
+// against 10006356 12.04-12.11 (kept 10006356).
 // Run 17 p64 (bench/results/gemm-decode.md, h200-p64, H200, two calls, three
 // rounds each, us, cuBLAS bf16 in the same call): 64 x 7168 x 2048 10006356
 // 12.72 / 12.75 / 12.73 and 12.61 / 12.65 / 12.63 against 6356 12.96 / 12.96 /
@@ -318,7 +320,7 @@ inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
 // 6332 25.58 against 1012 14.94), hence M > 32; M = 33 .. 63 not measured.
 inline int w4_ws_decode_code(std::int64_t m, std::int64_t n, int sms) {
   if (m <= 32 || m > 64) return 0;
-  if ((n + 15) / 16 <= sms) return 200006016;
+  if ((n + 15) / 16 <= sms) return 200006116;
   if ((n + 55) / 56 <= sms) return 10006356;
   if ((n + 63) / 64 <= sms) return 6364;
   return 0;
