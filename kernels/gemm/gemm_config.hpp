@@ -85,15 +85,13 @@ constexpr int kW4Group = 8;
 // TK: k-tiles per consumer round trip (the consumer waits on the full
 // barriers of TK k-tiles, issues their 4 TK wgmmas as one commit group, and
 // releases the TK stages of the group CW before together; CW then counts
-// groups; decode_cols + TK * 100000000 forces TK 2 or 4). IW: each k-tile's
-// full barrier waited for just before its wgmmas, not all TK before the first
-// (decode_cols + 1000000000). ST >= (CW + 1) TK stages.
+// groups; decode_cols + TK * 100000000 forces TK 2 or 4). ST >= (CW + 1) TK
+// stages.
 template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_, int CW_ = 1,
-          int TK_ = 1, bool IW_ = false>
+          int TK_ = 1>
 struct W4WsT {
   static constexpr int BM = BM_, BN = BN_, KT = 64, ST = ST_, RS = RS_, NP = NP_, GROUP = 8;
   static constexpr int CW = CW_, TK = TK_;
-  static constexpr bool IW = IW_;
   static constexpr int NC = BM_ == 64 ? 1 : 2;  // consumer warpgroups
   static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg (0: none)
   static constexpr bool PDL = BM_ == 64;
@@ -122,8 +120,8 @@ constexpr int w4_ws_decode_stages(int bn, int np) {  // A 8 KB + widened B 128 B
   const int st = (200 * 1024 - g * w4_ws_decode_rs(bn, np) * 40 * bn) / (8192 + 128 * bn);
   return (st < 16 ? st : 16) / g * g;
 }
-template <int BN, int NP, int CW = 1, int TK = 1, bool IW = false>
-using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0, CW, TK, IW>;
+template <int BN, int NP, int CW = 1, int TK = 1>
+using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0, CW, TK>;
 // M > 64 with A and packed B readable by TMA (16-byte aligned rows): the
 // register-A kernel (gemm_w4a16_rs.cu) computes D^T = B A^T: BN rows of B
 // (the wgmma's M side, 64 per consumer warpgroup, widened by the consumers
@@ -300,7 +298,7 @@ inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
 // 64 x 2048 x 7168 200006116 14.64 / 14.60 / 14.60 against main's 6016 18.67-
 // 18.76 (-22%; cuBLAS 13.29-13.48: 0.91x, still missed), 200006016 18.10-18.18,
 // 400006016 18.48-18.60; 48 x 2048 x 7168 200006116 16.34 / 16.40 / 16.34
-// against 19.23-19.31. IW (each k-tile's full wait between the wgmmas: ptxas
+// against 19.23-19.31. IW (each k-tile's full wait between the wgmmas, removed: ptxas
 // injects warpgroup.arrive) 24.1-25.4; call 1: the next group's full waits
 // before the wgmma wait 19.0. 64 x 7168 x 2048: TK 2 (200006356) 12.06-12.17
 // against 10006356 12.04-12.11 (kept 10006356).

@@ -259,7 +259,7 @@ void w4a16_gemm_launch(const W4a16GemmArgs& x, void* stream) {
   int bn = x.bn;
   const auto s = static_cast<cudaStream_t>(stream);
   // M <= 64, decode_cols 6000 .. 6499 and 10006000 .. 10006499 (the same with two k-tiles of wgmma in flight,
-  // cfg::W4WsT's CW; + TK * 100000000 and + 1000000000 IW above that: the forms gemm_w4a16_ws.cu lists): the
+  // cfg::W4WsT's CW; + TK * 100000000 above that: the forms gemm_w4a16_ws.cu lists): the
   // warp-specialized kernel's BM = 64 forms (gemm_w4a16_ws.cu; tokens on the wgmma's M side, B widened into
   // shared memory by producer warps); they need A readable by TMA and say so.
   // decode_cols 0: the launcher takes the form of cfg::w4_ws_decode_code where there is one and TMA can read A.

@@ -21,8 +21,7 @@
 //   each (MI m64nBN row tiles), wait on full[s], issue the 4 k-steps, keep CW k-tiles of wgmma in
 //   flight (cfg::W4WsT: 1, or 2 in 10006356), and arrive on empty[s] of the k-tile CW before (every thread: its
 //   reads are then ordered before the producer's next writes); with TK > 1 all of that per group of TK
-//   k-tiles (TK full waits back to back, or with IW each before its k-tile's 4 wgmmas; 4 TK wgmmas, one
-//   commit, TK arrivals).
+//   k-tiles (TK full waits back to back, then 4 TK wgmmas, one commit, TK arrivals).
 // Every tile issues all its k-steps: steps past ceil(K / 16) have only zero
 // products (A is zero past K by TMA, B's padding is +0), which leave the
 // accumulator unchanged under the model (C11_W4a16.ExtraZeroStepsAreNoOps).
@@ -232,13 +231,11 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
       const auto s = static_cast<std::uint32_t>(ku % C::ST);
       mbar_wait(&full[s], static_cast<std::uint32_t>(ku / C::ST) & 1);
     };
-    if constexpr (!C::IW) {
 #pragma unroll
-      for (int j = 0; j < NK; ++j) wait_full(j);  // back to back
-    }
+    for (int j = 0; j < NK; ++j) wait_full(j);  // back to back (each just before its k-tile's wgmmas was slower:
+                                                // ptxas then injects warpgroup.arrive, run 18 k128 "IW")
 #pragma unroll
     for (int j = 0; j < NK; ++j) {
-      if constexpr (C::IW) wait_full(j);  // each k-tile's wgmmas right after its own wait
       const auto s = static_cast<std::uint32_t>((k0 + j) % C::ST);
       const std::uint64_t da = desc_add(da0, s * (L::A_BYTES >> 4));
       const std::uint64_t db = desc_add(db0, s * (L::WB_BYTES >> 4));
@@ -330,9 +327,9 @@ bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
 bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::W4Ws>(x, stream); }
 
 namespace {
-template <int BN, int NP, int CW = 1, int TK = 1, bool IW = false>
+template <int BN, int NP, int CW = 1, int TK = 1>
 bool decode_form(const W4a16GemmArgs& x, cudaStream_t stream) {
-  return launch_cfg<cfg::W4WsDecode<BN, NP, CW, TK, IW>>(x, stream);
+  return launch_cfg<cfg::W4WsDecode<BN, NP, CW, TK>>(x, stream);
 }
 }  // namespace
 
@@ -356,22 +353,19 @@ bool w4a16_ws_decode_launch(const W4a16GemmArgs& x, int code, cudaStream_t strea
     case 6428: return decode_form<128, 4>(x, stream);
     // two k-tiles of wgmma in flight per consumer (+ 10000000: CW 2)
     case 10006356: return decode_form<56, 4, 2>(x, stream);
-    // TK k-tiles per consumer round trip (+ TK * 100000000), each k-tile's full barrier waited for just before
-    // its wgmmas (IW, + 1000000000); CW then counts groups of TK k-tiles
+    // TK k-tiles per consumer round trip (+ TK * 100000000); CW then counts groups of TK k-tiles
     case 200006016: return decode_form<16, 1, 1, 2>(x, stream);
     case 400006016: return decode_form<16, 1, 1, 4>(x, stream);
-    case 1200006016: return decode_form<16, 1, 1, 2, true>(x, stream);
-    case 1400006016: return decode_form<16, 1, 1, 4, true>(x, stream);
     case 200006356: return decode_form<56, 4, 1, 2>(x, stream);
-    case 1200006356: return decode_form<56, 4, 1, 2, true>(x, stream);
     case 200006116: return decode_form<16, 2, 1, 2>(x, stream);
+    case 400006116: return decode_form<16, 2, 1, 4>(x, stream);
+    case 200006316: return decode_form<16, 4, 1, 2>(x, stream);
     default:
       throw mx::InvalidArgument(
           "w4a16 GEMM: warp-specialized M <= 64 form must be 6016, 6032, 6056, 6064, 6128 (one producer "
           "warpgroup, 6000 + BN), 6116, 6132, 6156, 6164, 6228 (two, 6100 + BN) or 6316, 6332, 6356, 6364, 6428 "
-          "(four, 6300 + BN); 10006356 (6356 with two k-tiles of wgmma in flight); 200006016, 400006016, 200006356, "
-          "200006116 (TK 2 / 4 k-tiles per consumer round trip), 1200006016, 1400006016, 1200006356 (the same, each k-tile's "
-          "full barrier waited for just before its wgmmas)");
+          "(four, 6300 + BN); 10006356 (6356 with two k-tiles of wgmma in flight); 200006016, 400006016, 200006116, "
+          "400006116, 200006316, 200006356 (TK = 2 or 4 k-tiles per consumer round trip: + TK * 100000000)");
   }
 }
 

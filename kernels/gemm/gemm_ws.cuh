@@ -149,7 +149,7 @@ bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream);
 // Its BM = 64 forms for M <= 64 (decode_cols `code` = 6000 + BN with one
 // producer warpgroup, 6100 + BN with two, 6300 + BN with four; BN 16, 32, 56, 64, 128;
 // 10006356: 6356 with two k-tiles of wgmma in flight per consumer; + TK * 100000000:
-// TK k-tiles per consumer round trip, + 1000000000: IW, gemm_w4a16_ws.cu lists them); false
+// TK k-tiles per consumer round trip, gemm_w4a16_ws.cu lists them); false
 // (nothing launched) where A cannot be read by TMA; throws InvalidArgument for another code or M > 64.
 bool w4a16_ws_decode_launch(const W4a16GemmArgs& x, int code, cudaStream_t stream);
 // The warp-specialized mxfp8 kernel for M > 64 (gemm_mxfp8_ws.cu); false
