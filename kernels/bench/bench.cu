@@ -145,10 +145,11 @@ int bench_main(const std::vector<std::string>& args) {
       if (k < 0) throw mx::InvalidArgument("--ring-order expects auto, rows or chunks");
       detail::g_ring_order.store(k);
     } else if (args[i] == "--nvfp4-pass" && i + 1 < args.size()) {
-      // NVFP4 rowwise (a probe, common/row_select.hpp): auto (by size), two (amax pass + quantize), one (one kernel)
+      // NVFP4 rowwise (a probe, common/row_select.hpp): auto (by size), two (amax pass + quantize), one (the
+      // one-pass kernel), persist (the persistent one-launch kernel)
       const std::string v = args[++i];
-      const int k = v == "auto" ? 0 : v == "two" ? 1 : v == "one" ? 2 : -1;
-      if (k < 0) throw mx::InvalidArgument("--nvfp4-pass expects auto, two or one");
+      const int k = v == "auto" ? 0 : v == "two" ? 1 : v == "one" ? 2 : v == "persist" ? 3 : -1;
+      if (k < 0) throw mx::InvalidArgument("--nvfp4-pass expects auto, two, one or persist");
       detail::g_nvfp4_pass.store(k);
     } else if (args[i] == "--iters" && i + 1 < args.size()) {
       iters = std::max(5, std::atoi(args[++i].c_str()));
@@ -159,7 +160,7 @@ int bench_main(const std::vector<std::string>& args) {
       if (sizes.size() == 4 && sizes[0].first == 16384) sizes.clear();
       sizes.emplace_back(std::atoll(v.substr(0, x).c_str()), std::atoll(v.substr(x + 1).c_str()));
     } else if (args[i] == "-h" || args[i] == "--help") {
-      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--row-kernel auto|ring|stream|tile] [--ring-order auto|rows|chunks] [--nvfp4-pass auto|two|one] [--tile-rows 0|32|128] [--only SUBSTR]\n");
+      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--row-kernel auto|ring|stream|tile] [--ring-order auto|rows|chunks] [--nvfp4-pass auto|two|one|persist] [--tile-rows 0|32|128] [--only SUBSTR]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench: unknown argument '%s' (try --help)\n", args[i].c_str());

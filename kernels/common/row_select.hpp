@@ -11,8 +11,10 @@
 //     k_rowstream's warps per CTA, 0 = automatic (kStreamWarpsQ, or
 //     kStreamWarpsSmall on small grids), else 1..8;
 //   g_nvfp4_pass (mxbench --nvfp4-pass): NVFP4 rowwise, 0 = by size
-//     (kNvfp4OnePassMaxElems), 1 = always amax pass + quantize pass,
-//     2 = always the one-pass kernel.
+//     (kNvfp4OnePassMaxElems, kNvfp4PersistOn / kNvfp4PersistMaxElems:
+//     nvfp4/one_pass.cuh), 1 = always amax pass + quantize pass, 2 = always
+//     the one-pass kernel, 3 = always the persistent kernel (nvfp4/persist.cuh);
+//     a quantize captured into a graph takes the two passes whatever this says.
 #pragma once
 
 #include <atomic>
