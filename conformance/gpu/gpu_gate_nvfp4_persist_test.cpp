@@ -3,8 +3,9 @@
 // each warp's k_rowstream chunks, last first; the one-pass kernel's grid
 // barrier that carries the CTA maxima, its state per stream; then the
 // quantize of the same chunks, first first). The launcher takes it above
-// kNvfp4OnePassMaxElems (2^21) where kNvfp4PersistOn; g_nvfp4_pass = 3
-// (mxbench --nvfp4-pass persist) forces it at any size. The paths: full
+// kNvfp4OnePassMaxElems (2^21) up to kNvfp4PersistMaxElems<Q> (TE order
+// 2^23, torchao never); g_nvfp4_pass = 3 (mxbench --nvfp4-pass persist)
+// forces it at any size, either order. The paths: full
 // chunks, ragged chunks (the row's last one; every chunk when K % 8 != 0),
 // warps with several items (sizes above 2^21, or mxk::set_work_split(n) for
 // at least n per warp), warps with none, the global amax from one element in
@@ -93,10 +94,11 @@ TEST(GpuGateNvfp4Persist, ForcedShapesBytesEqualReference) {
   }
 }
 
-// Above kNvfp4OnePassMaxElems (2^21): the launcher's choice (the persistent
-// kernel where kNvfp4PersistOn) and the persistent kernel forced, with whole
-// chunks (513 x 4096), ragged last chunks (600 x 4100, 2 x 300 x 4104), K % 8
-// != 0 (2100 x 1023) and one long row (1 x 2^21 + 1000).
+// Above kNvfp4OnePassMaxElems (2^21): the launcher's choice (TE order: the
+// persistent kernel up to 2^23 elements; torchao: the two passes) and the
+// persistent kernel forced, with whole chunks (513 x 4096), ragged last
+// chunks (600 x 4100, 2 x 300 x 4104), K % 8 != 0 (2100 x 1023) and one
+// long row (1 x 2^21 + 1000).
 TEST(GpuGateNvfp4Persist, LargeShapesBytesEqualReference) {
   REQUIRE_GPU();
   std::uint64_t seed = 9850;
@@ -153,7 +155,8 @@ TEST(GpuGateNvfp4Persist, AmaxFromEverySlotBytesEqualReference) {
 // test's own, through the internal launcher, nothing waited for until the
 // end: each one-launch grid reads the barrier state (epoch, sets) the one
 // before left, whichever kernel that was and whatever its grid size. Inputs
-// 128 x 7168 (one-pass by size) and 600 x 4100 bf16 (persistent by size);
+// 128 x 7168 (one-pass by size) and 600 x 4100 bf16 (by size: persistent in
+// TE's order, the two passes in torchao's);
 // the mode by launch: by size, forced persistent, forced two passes; orders
 // changing every fourth launch; each launch's outputs poisoned first.
 TEST(GpuGateNvfp4Persist, MixedLaunchesOneStreamBytesEqualReference) {

@@ -88,14 +88,14 @@ void launch_rowwise_ring(const In* x, const dev::Params& p, std::int64_t nch, in
 
 // NVFP4 rowwise in one launch: 1 = the one-pass kernel (nvfp4/one_pass.cuh)
 // for tensors of at most kNvfp4OnePassMaxElems elements, 2 = the persistent
-// kernel (nvfp4/persist.cuh) above that up to kNvfp4PersistMaxElems (where
-// kNvfp4PersistOn), 0 = the two passes; g_nvfp4_pass forces one (1 two
-// passes, 2 the one-pass kernel, 3 the persistent kernel). Never while `s`
+// kernel (nvfp4/persist.cuh) above that up to persist_max elements (the
+// order's kNvfp4PersistMaxElems<Q>), 0 = the two passes; g_nvfp4_pass forces
+// one (1 two passes, 2 the one-pass kernel, 3 the persistent kernel). Never while `s`
 // is being captured into a graph: both kernels' barrier state is per stream
 // (below), which a graph's replays on other streams would share, so a
 // captured quantize takes the two passes (memset, k_amax, quantize: no state
 // between launches).
-inline int nvfp4_one_launch(std::int64_t n, cudaStream_t s) {
+inline int nvfp4_one_launch(std::int64_t n, std::int64_t persist_max, cudaStream_t s) {
   const int f = g_nvfp4_pass.load(std::memory_order_relaxed);
   int k = 0;
   if (n > 0) {
@@ -104,9 +104,7 @@ inline int nvfp4_one_launch(std::int64_t n, cudaStream_t s) {
     } else if (f == 3) {
       k = 2;
     } else if (f == 0) {
-      k = n <= dev::kNvfp4OnePassMaxElems                               ? 1
-          : (dev::kNvfp4PersistOn && n <= dev::kNvfp4PersistMaxElems) ? 2
-                                                                        : 0;
+      k = n <= dev::kNvfp4OnePassMaxElems ? 1 : n <= persist_max ? 2 : 0;
     }
   }
   if (k == 0) return 0;
@@ -115,7 +113,9 @@ inline int nvfp4_one_launch(std::int64_t n, cudaStream_t s) {
   return st == cudaStreamCaptureStatusNone ? k : 0;
 }
 // whether the amax pass is left out (nvfp4.cu)
-inline bool nvfp4_one_pass(std::int64_t n, cudaStream_t s) { return nvfp4_one_launch(n, s) != 0; }
+inline bool nvfp4_one_pass(std::int64_t n, std::int64_t persist_max, cudaStream_t s) {
+  return nvfp4_one_launch(n, persist_max, s) != 0;
+}
 
 // The one-launch kernels' grid-barrier state (dev::OnePassSync: an epoch and
 // two (count, max) sets, 640 bytes), one per (device, stream), allocated and
@@ -229,11 +229,14 @@ void launch_nvfp4_persist(const In* x, const dev::Params& p, std::int64_t nch, c
   const int forced = g_work_split.load(std::memory_order_relaxed);
   const std::int64_t per_warp = forced > 0 ? forced : 1;
   const std::int64_t grid = std::max<std::int64_t>(1, std::min<std::int64_t>((items + nw * per_warp - 1) / (nw * per_warp), cap));
+  const int fpf = g_persist_prefetch.load(std::memory_order_relaxed);
+  const int pf = fpf >= 0 ? fpf : dev::kPersistPrefetch;
   unsigned long long sid = 0;
   check(cudaStreamGetId(s, &sid), "cudaStreamGetId");
   dev::OnePassSync* sync = one_pass_syncs().get(devi, sid, s);
   check(launch_ex(LaunchAttr::cooperative, dev::k_nvfp4_persist<In, Q>, dim3(static_cast<unsigned>(grid)),
-                  dim3(static_cast<unsigned>(32 * nw)), 0, s, x, p, nch, sync, const_cast<std::uint32_t*>(p.gamax)),
+                  dim3(static_cast<unsigned>(32 * nw)), 0, s, x, p, nch, sync, const_cast<std::uint32_t*>(p.gamax), pf,
+                  g_persist_skip.load(std::memory_order_relaxed)),
         "nvfp4 persistent kernel launch (cooperative)");
 }
 
@@ -250,7 +253,7 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   const std::int64_t nch = (p.K + CH - 1) / CH;
   if constexpr (dev::kReadsGlobalAmax<Q>) {
     constexpr std::int64_t CH1 = dev::OnePassShape<In>::CH;
-    const int one = nvfp4_one_launch(rows * p.K, s);
+    const int one = nvfp4_one_launch(rows * p.K, dev::kNvfp4PersistMaxElems<Q>, s);
     if (one == 1) return launch_nvfp4_one_pass<In, Q>(x, p, (p.K + CH1 - 1) / CH1, s);
     if (one == 2) return launch_nvfp4_persist<In, Q>(x, p, nch, s);
   }

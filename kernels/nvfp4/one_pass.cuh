@@ -42,14 +42,24 @@ constexpr int kOnePassU = 2;
 constexpr int kOnePassKeep = 2;
 // ---- tuning knobs (persistent one launch, nvfp4/persist.cuh) ------------------------
 // Rowwise tensors above kNvfp4OnePassMaxElems and of at most
-// kNvfp4PersistMaxElems elements take the persistent kernel (when
-// kNvfp4PersistOn): one cooperative launch instead of memset + k_amax + the
-// quantize pass, one per-launch fixed cost instead of two. Each warp reads
-// its items for the amax from the last to the first, then (after the grid
-// barrier) quantizes them from the first to the last: the bytes read last
-// are read again first, from L2.
-constexpr bool kNvfp4PersistOn = true;
-constexpr int64_t kNvfp4PersistMaxElems = int64_t{1} << 40;
+// kNvfp4PersistMaxElems<Q> elements take the persistent kernel: one
+// cooperative launch instead of memset + k_amax + the quantize pass, one
+// per-launch fixed cost instead of two. Each warp reads its items for the
+// amax from the last to the first, then (after the grid barrier) quantizes
+// them from the first to the last: the bytes read last are read again first,
+// from L2. Measured on the H200 (bench/results/README.md "run 18 nvp", bf16,
+// two calls, 3 processes each, us against the two passes in the same call):
+// TE order 2048x2048 13.9-14.1 against 16.4-16.6 (-15%), 4096x4096 33.3-33.6
+// against 32.9-33.3, 8192x7168 96.9-97.3 against 90.8-91.3, 16384^2
+// 395-397 against 365-367 (the two passes take the ring there); torchao
+// order slower at every size (2048x2048 14.6-14.9 against 13.7-14.3,
+// 8192x7168 108.4-109.2 against 100.4-100.8). So TE up to 2^23 elements
+// (between the 2^22 measured faster and the 2^24 measured slower), torchao
+// never (0). Not measured with fp16 / fp32 inputs (the rule counts elements).
+template <class Q>
+inline constexpr int64_t kNvfp4PersistMaxElems = 0;
+template <>
+inline constexpr int64_t kNvfp4PersistMaxElems<Nvfp4Q<0>> = int64_t{1} << 23;
 // 8 warps per CTA and 4 CTAs per SM (k_rowstream's launch bound: at most 64
 // registers); the quantize phase is k_rowstream's row_item on the same
 // 1024-element (16-bit input) / 512-element (fp32) chunks.
@@ -57,8 +67,16 @@ constexpr int kPersistWarps = 8;
 constexpr int kPersistCtasPerSm = 4;
 // Amax phase: items whose loads a warp has in flight at once (1: 64 bytes
 // per lane, 64 KB per SM, as k_amax's 2 loads x 2048 threads; ptxas sm_90a,
-// bf16: 8 / 16 bytes of spills (TE / torchao) with 1, 24 / 16 with 2).
+// bf16, before the prefetch probe below: 8 / 16 bytes of spill stores (TE /
+// torchao) with 1, 24 / 16 with 2; 2 not timed).
 constexpr int kPersistAmaxItems = 1;
+// L2 prefetch distance in items, both phases: before a warp converts (or
+// reduces) its item k, lane 0 asks for its item k + kPersistPrefetch (amax
+// phase: k - kPersistPrefetch) with one cp.async.bulk.prefetch.L2; 0: none.
+// Measured slower (H200, "run 18 nvp" call 2, TE 8192x7168: none 97.1-97.3
+// us, 1 item 102.0-102.3, 2 103.6-104.1, 4 113.6-113.7); kept as a probe,
+// mxbench --persist-prefetch N (common/row_select.hpp).
+constexpr int kPersistPrefetch = 0;
 
 template <class In>
 struct OnePassShape {

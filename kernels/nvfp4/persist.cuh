@@ -6,7 +6,10 @@
 // and rules). The two-pass path pays two per-launch fixed costs (k_amax's
 // ramp and tail, then the quantize grid's), the copy it is measured against
 // one; here the quantize phase starts on every SM the moment the barrier
-// opens. Knobs: one_pass.cuh ("persistent one launch").
+// opens. Knobs: one_pass.cuh ("persistent one launch"). Measured on the
+// H200 (bench/results/README.md "run 18 nvp"): faster than the two passes
+// for TE's order at 2^22 elements, slower from 2^24 up and in torchao's
+// order, so the launcher takes it only for TE up to 2^23.
 #pragma once
 
 #include "nvfp4/one_pass.cuh"
@@ -70,6 +73,20 @@ __device__ __forceinline__ float persist_ragged_amax(const In* __restrict__ x, c
   return m;
 }
 
+// L2 prefetch of item `it` (a full chunk only: 16-byte aligned, vec_in) by
+// lane 0: one cp.async.bulk.prefetch.L2 of its bytes (sm_90+).
+template <class In>
+__device__ __forceinline__ void persist_prefetch_l2(const In* __restrict__ x, const Params& p, int64_t it, int64_t items,
+                                                    int64_t nch, int lane) {
+  if (lane != 0 || it < 0 || it >= items) return;
+  int64_t row, c;
+  item_rc(it, items, nch, row, c);
+  if (!persist_full<In>(p, c)) return;
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(x + row * p.K + c * RowShape<In>::CH),
+               "r"(static_cast<uint32_t>(RowShape<In>::CH * sizeof(In)))
+               : "memory");
+}
+
 // Cooperative launch (every CTA resident: the launcher caps the grid by the
 // occupancy; never in a graph, launch_impl.cuh nvfp4_one_launch). Items are
 // k_rowstream's (row, chunk) pairs in row-major order; global warp gw of nwt
@@ -84,9 +101,13 @@ __device__ __forceinline__ float persist_ragged_amax(const In* __restrict__ x, c
 //  3. quantize: k = 0 up to nk - 1, each item by row_item (k_rowstream's
 //     loads, per-group code and stores). The grid read step 0 last in 1.,
 //     so the first steps of 3. find their bytes in L2.
+// In both phases lane 0 prefetches the warp's item pf steps ahead into L2
+// (pf: kPersistPrefetch, or the probe's value; 0: none). skip (a timing
+// probe only, mxbench --persist-skip; wrong outputs): bit 0 leaves out the
+// amax phase's reads (amax 0), bit 1 the quantize phase; 0 from the library.
 template <class In, class Q>
 __global__ void __launch_bounds__(32 * kPersistWarps, kPersistCtasPerSm)
-    k_nvfp4_persist(const In* __restrict__ x, Params p, int64_t nch, OnePassSync* sync, uint32_t* gamax) {
+    k_nvfp4_persist(const In* __restrict__ x, Params p, int64_t nch, OnePassSync* sync, uint32_t* gamax, int pf, int skip) {
   using S = RowShape<In>;
   constexpr int NW = kPersistWarps, P = kPersistAmaxItems;
   const int lane = threadIdx.x & 31;
@@ -104,7 +125,8 @@ __global__ void __launch_bounds__(32 * kPersistWarps, kPersistCtasPerSm)
     const int64_t gw = static_cast<int64_t>(blockIdx.x) * NW + (threadIdx.x >> 5);
     float m = 0.0f;
     // the warp's last item: gw + (nk - 1) nwt, nk = its items (none: it < gw)
-    for (int64_t it = gw < items ? gw + (items - 1 - gw) / nwt * nwt : gw - nwt; it >= gw; it -= P * nwt) {
+    for (int64_t it = (skip & 1) || gw >= items ? gw - nwt : gw + (items - 1 - gw) / nwt * nwt; it >= gw; it -= P * nwt) {
+      if (pf > 0 && it - (P - 1 + pf) * nwt >= gw) persist_prefetch_l2<In>(x, p, it - (P - 1 + pf) * nwt, items, nch, lane);
       uint4 w[P][S::W];
       int64_t row[P], c[P];
       bool full[P];
@@ -138,7 +160,8 @@ __global__ void __launch_bounds__(32 * kPersistWarps, kPersistCtasPerSm)
   __syncthreads();
   const typename Q::State st = sst;
   // ---- 3. quantize, first item first
-  for (int64_t it = static_cast<int64_t>(blockIdx.x) * NW + (threadIdx.x >> 5); it < items; it += nwt) {
+  for (int64_t it = static_cast<int64_t>(blockIdx.x) * NW + (threadIdx.x >> 5); it < ((skip & 2) ? 0 : items); it += nwt) {
+    if (pf > 0) persist_prefetch_l2<In>(x, p, it + pf * nwt, items, nch, lane);
     int64_t row, c;
     item_rc(it, items, nch, row, c);
     row_item<In, Q>(x, p, st, row, c, lane);
