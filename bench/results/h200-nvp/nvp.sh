@@ -5,13 +5,15 @@
 #   1. build mxbench and the gpu gate (bench/standalone, 90a-real, -j16);
 #   2. spills of the persistent kernel's SASS (cuobjdump, STL/LDL per function);
 #   3. mxbench, NVFP4 only, at 8192x7168, 16384^2 and sizes between 2^21 and
-#      2^27: --nvfp4-pass two (today's path: memset + k_amax + quantize) and
-#      persist (nvfp4/persist.cuh) alternated ROUNDS times, then one and auto
-#      once each; every process times the copy first;
+#      2^27 (SZ): the MODES (default --nvfp4-pass two, today's path: memset +
+#      k_amax + quantize, and persist, nvfp4/persist.cuh) alternated ROUNDS
+#      times, then the ONCE modes (one, auto) once each; every process times
+#      the copy first;
 #   4. the gate on the NVFP4 / rowwise subset (ctest, one test per gtest case)
 #      beside compute-sanitizer memcheck + racecheck on GpuGateSanitizer.Nvfp4*.
 #   run(command="OUT=$OUT bash .devrun/nvp/overlay/bench/results/h200-nvp/nvp.sh",
-#       carry=[".devrun/nvp", ".gtest-src"], timeout_s=220, kind="nvidia-h200")
+#       carry=[".devrun/nvp", ".gtest-src"], timeout_s=220, kind="nvidia-h200")   # call 1
+#   call 2: MODES="two:--nvfp4-pass two|pf0:--nvfp4-pass persist --persist-prefetch 0|..." (see README "run 18 nvp")
 set -uo pipefail
 O=${OUT:-/tmp/nvp-out}; mkdir -p "$O"; L=/tmp/nvp-logs; mkdir -p "$L"
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
@@ -31,11 +33,14 @@ obj=$(find $B -name 'nvfp4.cu.o' | head -1)
 { echo "STL/LDL per k_nvfp4_persist / k_rowstream<*Nvfp4Q> function (sm_90a SASS):"
   cuobjdump -sass "$obj" | awk '/Function :/{f=$3; n[f]=0} /STL|LDL/{n[f]++} END{for (k in n) print n[k], k}' | grep -E "persist|rowstream.*Nvfp4" | sort -k2; } > $O/spills.txt 2>&1
 echo "== sass at $(el) s" | tee -a "$S"
-SZ="--size 8192x7168 --size 16384x16384 --size 2048x2048 --size 4096x4096 --size 4096x7168 --size 8192x8192 --size 16384x8192"
+SZ=${SZ:-"--size 8192x7168 --size 16384x16384 --size 2048x2048 --size 4096x4096 --size 4096x7168 --size 8192x8192 --size 16384x8192"}
+# MODES: "name:mxbench flags|..." alternated ROUNDS times; ONCE: the same, once each at the end
+MODES=${MODES:-"two:--nvfp4-pass two|persist:--nvfp4-pass persist"}; ONCE=${ONCE:-"one:--nvfp4-pass one|auto:--nvfp4-pass auto"}
+IFS='|' read -ra MS <<< "$MODES"; IFS='|' read -ra M1 <<< "$ONCE"
 { for r in $(seq 1 $ROUNDS); do
-    for m in two persist; do echo "=== $m $r"; timeout 40 $mxb --only nvfp4 $SZ --nvfp4-pass $m; done
+    for m in "${MS[@]}"; do echo "=== ${m%%:*} $r"; timeout 40 $mxb --only nvfp4 $SZ ${m#*:}; done
   done
-  for m in one auto; do echo "=== $m 1"; timeout 40 $mxb --only nvfp4 $SZ --nvfp4-pass $m; done; } > $O/bench.txt 2>&1
+  for m in "${M1[@]}"; do echo "=== ${m%%:*} 1"; timeout 40 $mxb --only nvfp4 $SZ ${m#*:}; done; } > $O/bench.txt 2>&1
 echo "== bench rc=$? at $(el) s" | tee -a "$S"
 ct=$(mktemp -d)
 F=${GATE_F:-'Nvfp4|nvfp4|GpuGateSanitizer|GpuGateErrors|ForcedKernels|StreamLarge'}
