@@ -1,6 +1,6 @@
 // launch_impl.cuh - host-side template that turns a QuantLaunch into kernel
-// launches of rowwise.cuh (rowwise only; NVFP4 small tensors:
-// nvfp4/one_pass.cuh), col_stream.cuh (colwise, fused: full tiles of 16-bit
+// launches of rowwise.cuh (rowwise only; NVFP4 in one launch:
+// nvfp4/one_pass.cuh for small tensors, nvfp4/persist.cuh for large ones), col_stream.cuh (colwise, fused: full tiles of 16-bit
 // inputs) or tiles.cuh (colwise, fused: the rest) for one (input type, block
 // quantizer) pair.
 #pragma once
@@ -21,7 +21,7 @@
 #include "common/row_select.hpp"
 #include "common/tiles.cuh"
 #include "mx/error.hpp"
-#include "nvfp4/one_pass.cuh"
+#include "nvfp4/persist.cuh"
 
 namespace mxk::detail {
 
@@ -86,21 +86,38 @@ void launch_rowwise_ring(const In* x, const dev::Params& p, std::int64_t nch, in
                          static_cast<int>(gx), static_cast<int>(gy), chunks_fast);
 }
 
-// NVFP4 rowwise in one launch (nvfp4/one_pass.cuh) for tensors of at most
-// kNvfp4OnePassMaxElems elements (g_nvfp4_pass forces either way), except
-// while `s` is being captured into a graph: the one-pass kernel's barrier
-// state is per stream (below), which a graph's replays on other streams
-// would share, so a captured quantize takes the two passes (memset, k_amax,
-// quantize: no state between launches).
-inline bool nvfp4_one_pass(std::int64_t n, cudaStream_t s) {
+// NVFP4 rowwise in one launch: 1 = the one-pass kernel (nvfp4/one_pass.cuh)
+// for tensors of at most kNvfp4OnePassMaxElems elements, 2 = the persistent
+// kernel (nvfp4/persist.cuh) above that up to persist_max elements (the
+// order's kNvfp4PersistMaxElems<Q>), 0 = the two passes; g_nvfp4_pass forces
+// one (1 two passes, 2 the one-pass kernel, 3 the persistent kernel). Never while `s`
+// is being captured into a graph: both kernels' barrier state is per stream
+// (below), which a graph's replays on other streams would share, so a
+// captured quantize takes the two passes (memset, k_amax, quantize: no state
+// between launches).
+inline int nvfp4_one_launch(std::int64_t n, std::int64_t persist_max, cudaStream_t s) {
   const int f = g_nvfp4_pass.load(std::memory_order_relaxed);
-  if (!(n > 0 && (f == 2 || (f == 0 && n <= dev::kNvfp4OnePassMaxElems)))) return false;
+  int k = 0;
+  if (n > 0) {
+    if (f == 2) {
+      k = 1;
+    } else if (f == 3) {
+      k = 2;
+    } else if (f == 0) {
+      k = n <= dev::kNvfp4OnePassMaxElems ? 1 : n <= persist_max ? 2 : 0;
+    }
+  }
+  if (k == 0) return 0;
   cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
   check(cudaStreamIsCapturing(s, &st), "cudaStreamIsCapturing");
-  return st == cudaStreamCaptureStatusNone;
+  return st == cudaStreamCaptureStatusNone ? k : 0;
+}
+// whether the amax pass is left out (nvfp4.cu)
+inline bool nvfp4_one_pass(std::int64_t n, std::int64_t persist_max, cudaStream_t s) {
+  return nvfp4_one_launch(n, persist_max, s) != 0;
 }
 
-// The one-pass kernel's grid-barrier state (dev::OnePassSync: an epoch and
+// The one-launch kernels' grid-barrier state (dev::OnePassSync: an epoch and
 // two (count, max) sets, 640 bytes), one per (device, stream), allocated and
 // zeroed (stream-ordered) on the first launch there and kept: launches on
 // one stream run one after the other, and each grid leaves the state ready
@@ -150,8 +167,9 @@ inline OnePassSyncs& one_pass_syncs() {
   return s;
 }
 
-// CTAs of k_nvfp4_one_pass<In, Q> one SM holds (cached per device).
-template <class In, class Q>
+// CTAs of k_nvfp4_one_pass<In, Q> (PERSIST: k_nvfp4_persist<In, Q>) one SM
+// holds (cached per device).
+template <class In, class Q, bool PERSIST = false>
 int one_pass_ctas_per_sm(int dev) {
   static std::atomic<int> cache[16] = {};
   if (dev >= 0 && dev < 16) {
@@ -159,8 +177,13 @@ int one_pass_ctas_per_sm(int dev) {
     if (c > 0) return c;
   }
   int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dev::k_nvfp4_one_pass<In, Q>, 32 * dev::kOnePassWarps, 0),
-        "occupancy query (nvfp4 one pass)");
+  if constexpr (PERSIST) {
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dev::k_nvfp4_persist<In, Q>, 32 * dev::kPersistWarps, 0),
+          "occupancy query (nvfp4 persistent)");
+  } else {
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dev::k_nvfp4_one_pass<In, Q>, 32 * dev::kOnePassWarps, 0),
+          "occupancy query (nvfp4 one pass)");
+  }
   if (per_sm < 1) throw mx::Error("device quantize: the nvfp4 one-pass kernel does not fit on this device");
   if (dev >= 0 && dev < 16) cache[dev].store(per_sm, std::memory_order_relaxed);
   return per_sm;
@@ -191,6 +214,32 @@ void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, 
         "nvfp4 one-pass kernel launch (cooperative)");
 }
 
+// The persistent kernel (nvfp4/persist.cuh): a cooperative launch of every
+// CTA the device holds at once (fewer where the tensor has fewer items than
+// their warps; mxk::set_work_split(n): at least n items per warp, so that
+// the gate reaches warps of several items at small sizes), over
+// k_rowstream's chunks (nch per row).
+template <class In, class Q>
+void launch_nvfp4_persist(const In* x, const dev::Params& p, std::int64_t nch, cudaStream_t s) {
+  const std::int64_t items = p.batch * p.M * nch;
+  const int nw = dev::kPersistWarps;
+  int devi = 0;
+  check(cudaGetDevice(&devi), "cudaGetDevice");
+  const std::int64_t cap = std::int64_t{one_pass_ctas_per_sm<In, Q, true>(devi)} * device_sm_count();
+  const int forced = g_work_split.load(std::memory_order_relaxed);
+  const std::int64_t per_warp = forced > 0 ? forced : 1;
+  const std::int64_t grid = std::max<std::int64_t>(1, std::min<std::int64_t>((items + nw * per_warp - 1) / (nw * per_warp), cap));
+  const int fpf = g_persist_prefetch.load(std::memory_order_relaxed);
+  const int pf = fpf >= 0 ? fpf : dev::kPersistPrefetch;
+  unsigned long long sid = 0;
+  check(cudaStreamGetId(s, &sid), "cudaStreamGetId");
+  dev::OnePassSync* sync = one_pass_syncs().get(devi, sid, s);
+  check(launch_ex(LaunchAttr::cooperative, dev::k_nvfp4_persist<In, Q>, dim3(static_cast<unsigned>(grid)),
+                  dim3(static_cast<unsigned>(32 * nw)), 0, s, x, p, nch, sync, const_cast<std::uint32_t*>(p.gamax), pf,
+                  g_persist_skip.load(std::memory_order_relaxed)),
+        "nvfp4 persistent kernel launch (cooperative)");
+}
+
 // k_rowtile where it applies (8-bit codes of large 16-bit tensors made of
 // whole 128 x 64 tiles, tcgen05 scales), else k_rowstream or the ring by
 // scale layout (kRowStreamDense/Tcgen05) and, for MXFP6 / MXFP4, size
@@ -204,7 +253,9 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
   const std::int64_t nch = (p.K + CH - 1) / CH;
   if constexpr (dev::kReadsGlobalAmax<Q>) {
     constexpr std::int64_t CH1 = dev::OnePassShape<In>::CH;
-    if (nvfp4_one_pass(rows * p.K, s)) return launch_nvfp4_one_pass<In, Q>(x, p, (p.K + CH1 - 1) / CH1, s);
+    const int one = nvfp4_one_launch(rows * p.K, dev::kNvfp4PersistMaxElems<Q>, s);
+    if (one == 1) return launch_nvfp4_one_pass<In, Q>(x, p, (p.K + CH1 - 1) / CH1, s);
+    if (one == 2) return launch_nvfp4_persist<In, Q>(x, p, nch, s);
   }
   const int forced = g_work_split.load();
   const int probe = g_row_kernel.load();

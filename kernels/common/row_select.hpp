@@ -11,8 +11,14 @@
 //     k_rowstream's warps per CTA, 0 = automatic (kStreamWarpsQ, or
 //     kStreamWarpsSmall on small grids), else 1..8;
 //   g_nvfp4_pass (mxbench --nvfp4-pass): NVFP4 rowwise, 0 = by size
-//     (kNvfp4OnePassMaxElems), 1 = always amax pass + quantize pass,
-//     2 = always the one-pass kernel.
+//     (kNvfp4OnePassMaxElems, kNvfp4PersistMaxElems<Q>: nvfp4/one_pass.cuh), 1 = always amax pass + quantize pass, 2 = always
+//     the one-pass kernel, 3 = always the persistent kernel (nvfp4/persist.cuh);
+//     a quantize captured into a graph takes the two passes whatever this says;
+//   g_persist_prefetch (mxbench --persist-prefetch): the persistent kernel's
+//     L2 prefetch distance in items, -1 = the knob kPersistPrefetch, 0 = none;
+//   g_persist_skip (mxbench --persist-skip, timing only: wrong outputs): the
+//     persistent kernel without its amax phase's reads (1) or its quantize
+//     phase (2); 0 = both (never set outside the benchmark).
 #pragma once
 
 #include <atomic>
@@ -22,4 +28,6 @@ inline std::atomic<int> g_row_kernel{0};
 inline std::atomic<int> g_ring_order{0};
 inline std::atomic<int> g_nvfp4_pass{0};
 inline std::atomic<int> g_stream_warps{0};
+inline std::atomic<int> g_persist_prefetch{-1};
+inline std::atomic<int> g_persist_skip{0};
 }  // namespace mxk::detail

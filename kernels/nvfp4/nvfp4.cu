@@ -2,7 +2,8 @@
 // block scales and e2m1 elements in both operation orders (TransformerEngine,
 // torchao), rowwise through common/rowwise.cuh, colwise/fused through
 // common/tiles.cuh; the amax kernel is in amax.cuh. Small rowwise tensors:
-// one launch for both (one_pass.cuh; launch_impl.cuh decides).
+// one launch for both (one_pass.cuh; TE order up to 2^23 elements:
+// persist.cuh; launch_impl.cuh decides).
 #include "common/launch_impl.cuh"
 #include "nvfp4/amax.cuh"
 
@@ -19,9 +20,13 @@ static void nvfp4_order(const QuantLaunch& q, cudaStream_t s) {
 
 void launch_nvfp4(const QuantLaunch& q, cudaStream_t s) {
   if (q.gamax == nullptr) throw mx::InvalidArgument("nvfp4 device quantize needs a global-amax scratch buffer");
-  // the one-pass kernel computes the amax itself
-  if (!(q.do_row && !q.do_col && nvfp4_one_pass(q.batch * q.M * q.K, s))) launch_amax(q.in, q.x, q.batch * q.M * q.K, q.gamax, s);
-  if (q.recipe.nvfp4 == mx::Nvfp4Order::torchao) {
+  // the one-pass and persistent kernels compute the amax themselves
+  const bool torchao = q.recipe.nvfp4 == mx::Nvfp4Order::torchao;
+  const std::int64_t persist_max = torchao ? dev::kNvfp4PersistMaxElems<dev::Nvfp4Q<1>> : dev::kNvfp4PersistMaxElems<dev::Nvfp4Q<0>>;
+  if (!(q.do_row && !q.do_col && nvfp4_one_pass(q.batch * q.M * q.K, persist_max, s))) {
+    launch_amax(q.in, q.x, q.batch * q.M * q.K, q.gamax, s);
+  }
+  if (torchao) {
     nvfp4_order<1>(q, s);
   } else {
     nvfp4_order<0>(q, s);

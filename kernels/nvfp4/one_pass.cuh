@@ -40,6 +40,44 @@ constexpr int kOnePassU = 2;
 // tensor in one or two items per warp). A warp's items after these are read
 // again from L2.
 constexpr int kOnePassKeep = 2;
+// ---- tuning knobs (persistent one launch, nvfp4/persist.cuh) ------------------------
+// Rowwise tensors above kNvfp4OnePassMaxElems and of at most
+// kNvfp4PersistMaxElems<Q> elements take the persistent kernel: one
+// cooperative launch instead of memset + k_amax + the quantize pass, one
+// per-launch fixed cost instead of two. Each warp reads its items for the
+// amax from the last to the first, then (after the grid barrier) quantizes
+// them from the first to the last: the bytes read last are read again first,
+// from L2. Measured on the H200 (bench/results/README.md "run 18 nvp", bf16,
+// two calls, 3 processes each, us against the two passes in the same call):
+// TE order 2048x2048 13.9-14.1 against 16.4-16.6 (-15%), 4096x4096 33.3-33.6
+// against 32.9-33.3, 8192x7168 96.9-97.3 against 90.8-91.3, 16384^2
+// 395-397 against 365-367 (the two passes take the ring there); torchao
+// order slower at every size (2048x2048 14.6-14.9 against 13.7-14.3,
+// 8192x7168 108.4-109.2 against 100.4-100.8). So TE up to 2^23 elements
+// (between the 2^22 measured faster and the 2^24 measured slower), torchao
+// never (0). Not measured with fp16 / fp32 inputs (the rule counts elements).
+template <class Q>
+inline constexpr int64_t kNvfp4PersistMaxElems = 0;
+template <>
+inline constexpr int64_t kNvfp4PersistMaxElems<Nvfp4Q<0>> = int64_t{1} << 23;
+// 8 warps per CTA and 4 CTAs per SM (k_rowstream's launch bound: at most 64
+// registers); the quantize phase is k_rowstream's row_item on the same
+// 1024-element (16-bit input) / 512-element (fp32) chunks.
+constexpr int kPersistWarps = 8;
+constexpr int kPersistCtasPerSm = 4;
+// Amax phase: items whose loads a warp has in flight at once (1: 64 bytes
+// per lane, 64 KB per SM, as k_amax's 2 loads x 2048 threads; ptxas sm_90a,
+// bf16, before the prefetch probe below: 8 / 16 bytes of spill stores (TE /
+// torchao) with 1, 24 / 16 with 2; 2 not timed).
+constexpr int kPersistAmaxItems = 1;
+// L2 prefetch distance in items, both phases: before a warp converts (or
+// reduces) its item k, lane 0 asks for its item k + kPersistPrefetch (amax
+// phase: k - kPersistPrefetch) with one cp.async.bulk.prefetch.L2; 0: none.
+// Measured slower (H200, "run 18 nvp" call 2, TE 8192x7168: none 97.1-97.3
+// us, 1 item 102.0-102.3, 2 103.6-104.1, 4 113.6-113.7); kept as a probe,
+// mxbench --persist-prefetch N (common/row_select.hpp).
+constexpr int kPersistPrefetch = 0;
+
 template <class In>
 struct OnePassShape {
   static constexpr int U = kOnePassU;
@@ -259,6 +297,29 @@ __device__ __forceinline__ uint32_t one_pass_arrive_wait(OnePassSync::Set* set, 
   return ld_relaxed_gpu(&set->amax);
 }
 
+// Thread 0 of each CTA, at the grid barrier (this kernel and the persistent
+// one, nvfp4/persist.cuh): arrives with the CTA's max cm (>= 0, never NaN),
+// leaves with the grid's (0 when every element is 0 or NaN, as k_amax's
+// atomicMax into a zeroed word leaves it); CTA 0 frees launch k - 1's set
+// for launch k + 1 (nobody touches it during this grid), bumps the epoch
+// (every CTA read it before arriving) and writes the global amax bits to
+// gamax. Returns Q::State of the grid's amax.
+template <class Q>
+__device__ __forceinline__ typename Q::State one_pass_grid_state(OnePassSync* sync, uint32_t epoch, uint32_t cm,
+                                                                 const Params& p, uint32_t* gamax) {
+  const uint32_t par = epoch & 1u;
+  uint32_t g = one_pass_arrive_wait(&sync->set[par], cm);
+  if (blockIdx.x == 0) {
+    st_relaxed_gpu(&sync->set[par ^ 1u].count, 0u);
+    st_relaxed_gpu(&sync->set[par ^ 1u].amax, 0u);
+    st_relaxed_gpu(&sync->epoch, epoch + 1u);
+    *gamax = g;
+  }
+  Params pg = p;
+  pg.gamax = &g;  // Q::prepare reads the amax through p.gamax
+  return Q::prepare(pg);
+}
+
 #ifdef MXK_ONE_PASS_STAMPS
 // Scratch builds only (bench/results/h100-nvd/probe.cu): per CTA, thread
 // 0's globaltimer at entry (0) and exit (6), clock64 at each phase boundary (1-5).
@@ -359,21 +420,8 @@ __global__ void __launch_bounds__(32 * kOnePassWarps, kOnePassCtasPerSm)
     const uint32_t cm = __reduce_max_sync(0xFFFFFFFFu, lane < NW ? wmax[lane] : 0u);
     if (lane == 0) {
       MXK_OP_STAMP(2);
-      const uint32_t par = epoch & 1u;
-      // 0 when every element is 0 or NaN, as k_amax's atomicMax into a zeroed word leaves it
-      uint32_t g = one_pass_arrive_wait(&sync->set[par], cm);
+      sst = one_pass_grid_state<Q>(sync, epoch, cm, p, gamax);
       MXK_OP_STAMP(3);
-      if (blockIdx.x == 0) {
-        // launch k - 1's set, for launch k + 1 (nobody touches it during this
-        // grid); the epoch: every CTA read it before arriving
-        st_relaxed_gpu(&sync->set[par ^ 1u].count, 0u);
-        st_relaxed_gpu(&sync->set[par ^ 1u].amax, 0u);
-        st_relaxed_gpu(&sync->epoch, epoch + 1u);
-        *gamax = g;
-      }
-      Params pg = p;
-      pg.gamax = &g;  // Q::prepare reads the amax through p.gamax
-      sst = Q::prepare(pg);
     }
   }
   __syncthreads();
