@@ -91,14 +91,6 @@ __device__ __forceinline__ void load16(void* smem, const std::uint8_t* src, std:
 // memory access; only shared-memory set-up may come before it.
 __device__ __forceinline__ void pdl_trigger() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
 __device__ __forceinline__ void pdl_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
-// An L2 prefetch of `bytes` (a multiple of 16) from the 16-byte aligned global
-// address `p` (cp.async.bulk.prefetch.L2, PTX ISA 9.7.9.25.4, sm_90): a hint
-// that moves nothing into the SM. L2 is the device's point of coherence, so
-// it may be issued before pdl_wait: the loads after the wait still read
-// whatever the predecessor grid wrote.
-__device__ __forceinline__ void prefetch_l2(const void* p, std::uint32_t bytes) {
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
-}
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }

@@ -95,11 +95,6 @@ struct W4WsT {
   static constexpr int NC = BM_ == 64 ? 1 : 2;  // consumer warpgroups
   static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg (0: none)
   static constexpr bool PDL = BM_ == 64;
-  // PDL forms: the block's rows of packed B prefetched into L2 before the
-  // wait for the predecessor grid (one bulk prefetch per row; 16-byte
-  // aligned rows only), so that the weights stream from DRAM while the
-  // block waits and the producers' copies then hit L2.
-  static constexpr bool PREFETCH_B = PDL;
 };
 using W4Ws = W4WsT<256, 128, 2, 4, 5, 80, 176>;
 // Producer groups (gemm_w4a16_ws.cu): a k-tile has 2 BN chunks of 32; where

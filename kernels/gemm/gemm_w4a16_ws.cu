@@ -27,8 +27,7 @@
 // accumulator unchanged under the model (C11_W4a16.ExtraZeroStepsAreNoOps).
 // The BM = 64 forms (M <= 64: the tokens are the wgmma's M side, B's BN rows
 // are widened once per block) are launched as programmatic dependents: all
-// threads wait (griddepcontrol.wait) before the first global access (only an
-// L2 prefetch of the block's rows of B comes before it, cfg::W4WsT PREFETCH_B).
+// threads wait (griddepcontrol.wait) before the first global access.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -133,11 +132,6 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
     tma_prefetch_map(&p.a_map);
   }
   __syncthreads();
-  if constexpr (C::PREFETCH_B) {  // B's BN rows into L2 (a hint, safe before the wait: gemm_common.cuh prefetch_l2)
-    const std::int64_t bytes = (p.k / 2) & ~std::int64_t{15};
-    if (tid < BN && p.vec_b && n0 + tid < p.n && bytes > 0)
-      prefetch_l2(p.b + (n0 + tid) * p.ldb, static_cast<std::uint32_t>(bytes < (1 << 30) ? bytes : (1 << 30)));
-  }
   if constexpr (C::PDL) pdl_wait();  // the kernel before this one (PDL) is done: global memory from here on
 
   if (wg < C::NP) {  // ---- producers: TMA of A, cp.async + widening of B (group g, chunks lt + GT i) ----
