@@ -293,6 +293,11 @@ inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
 // 200006116) where N / 16 blocks fit the SMs, else 64 x 56 with
 // four (G 4) and two k-tiles of wgmma in flight (CW 2, 10006356) where N / 56
 // do, else 64 x 64 with four where N / 64 do.
+// Run 18 final (gemm-decode.md "run 18 final", run18-final/call1, H200, the
+// same call, three rounds, us): 64 x 2048 x 7168 200006116 14.52-14.63,
+// 400006116 14.52-14.61, 200006316 15.17-15.35, 6016 18.66-18.73; 48 x 2048
+// x 7168 200006116 16.27-16.30, 400006116 17.19-17.27, 200006316 17.35-17.37.
+// Not measured: M = 33 .. 47 against 6016 (200006116 took 24.4 us at M = 33).
 // Run 18 k128 (bench/results/gemm-decode.md, h200-k128, H200, call 2, three
 // rounds, us, main c01053c's binary and cuBLAS bf16 in the same call):
 // 64 x 2048 x 7168 200006116 14.64 / 14.60 / 14.60 against main's 6016 18.67-

@@ -64,7 +64,10 @@ struct W4a16GemmArgs {
   // cfg::W4Mma; 2000 alone: its own choice); 6000 / 6100 / 6300 + BN (BN 16,
   // 32, 56, 64, 128): the warp-specialized kernel's 64 x BN tiles with one / two /
   // four producer warpgroups, 10006356 the 64 x 56 form with two k-tiles of
-  // wgmma in flight (A by TMA: InvalidArgument where TMA cannot read it).
+  // wgmma in flight, + TK x 100000000 (TK 2 or 4) the forms that take TK
+  // k-tiles per consumer barrier round trip (200006016, 400006016, 200006116,
+  // 400006116, 200006316, 200006356) (A by TMA: InvalidArgument where TMA
+  // cannot read it).
   // The bits never depend on bn or decode_cols.
   int decode_cols = 0;
 };
