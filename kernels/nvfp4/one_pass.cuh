@@ -94,11 +94,12 @@ __device__ __forceinline__ bool one_pass_full(const Params& p, int64_t c) {
   return p.vec_in != 0 && (c + 1) * OnePassShape<In>::CH <= p.K;
 }
 
-// The lane's words of a full item, every load issued before any is used.
-template <class In>
-__device__ __forceinline__ void one_pass_load(const In* __restrict__ x, const Params& p, int64_t row, int64_t c,
-                                              int lane, uint4 (&w)[OnePassShape<In>::W]) {
-  using S = OnePassShape<In>;
+// The lane's words of a full chunk of shape S (OnePassShape here,
+// RowShape in persist.cuh: U groups of 8 elements, LPG 16-byte loads each,
+// CH elements per chunk), every load issued before any is used.
+template <class S, class In>
+__device__ __forceinline__ void lane_words_load(const In* __restrict__ x, const Params& p, int64_t row, int64_t c,
+                                                int lane, uint4 (&w)[S::W]) {
   const In* q = x + row * p.K + c * S::CH + lane * 8;
 #pragma unroll
   for (int u = 0; u < S::U; ++u) {
@@ -106,11 +107,17 @@ __device__ __forceinline__ void one_pass_load(const In* __restrict__ x, const Pa
     for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = ld_stream(q + u * 256 + j * 4);
   }
 }
-
-// NaN-dropping max of |x| over the lane's words (SPEC C5's global amax).
 template <class In>
-__device__ __forceinline__ float one_pass_words_amax(const uint4 (&w)[OnePassShape<In>::W], float m) {
-  using S = OnePassShape<In>;
+__device__ __forceinline__ void one_pass_load(const In* __restrict__ x, const Params& p, int64_t row, int64_t c,
+                                              int lane, uint4 (&w)[OnePassShape<In>::W]) {
+  lane_words_load<OnePassShape<In>>(x, p, row, c, lane, w);
+}
+
+// NaN-dropping max of |x| over the lane's words of a chunk of shape S folded
+// into m (SPEC C5's global amax: the maximum of non-negative non-NaN values,
+// whatever the order).
+template <class S, class In>
+__device__ __forceinline__ float lane_words_amax(const uint4 (&w)[S::W], float m) {
 #pragma unroll
   for (int u = 0; u < S::U; ++u) {
     uint32_t v[8];
@@ -119,6 +126,10 @@ __device__ __forceinline__ float one_pass_words_amax(const uint4 (&w)[OnePassSha
     for (int i = 0; i < 8; ++i) m = fmaxf(m, fabsf(__uint_as_float(v[i])));
   }
   return m;
+}
+template <class In>
+__device__ __forceinline__ float one_pass_words_amax(const uint4 (&w)[OnePassShape<In>::W], float m) {
+  return lane_words_amax<OnePassShape<In>, In>(w, m);
 }
 
 // A ragged item (the row's last chunk, or K % 8 != 0 / an unaligned input):

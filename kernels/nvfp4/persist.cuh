@@ -24,34 +24,6 @@ __device__ __forceinline__ bool persist_full(const Params& p, int64_t c) {
   return p.vec_in != 0 && (c + 1) * RowShape<In>::CH <= p.K;
 }
 
-// The lane's words of a full chunk (as row_item loads them).
-template <class In>
-__device__ __forceinline__ void persist_load(const In* __restrict__ x, const Params& p, int64_t row, int64_t c, int lane,
-                                             uint4 (&w)[RowShape<In>::W]) {
-  using S = RowShape<In>;
-  const In* q = x + row * p.K + c * S::CH + lane * 8;
-#pragma unroll
-  for (int u = 0; u < S::U; ++u) {
-#pragma unroll
-    for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = ld_stream(q + u * 256 + j * 4);
-  }
-}
-
-// NaN-dropping max of |x| over the lane's words folded into m (SPEC C5's
-// global amax; the maximum of non-negative non-NaN values whatever the order).
-template <class In>
-__device__ __forceinline__ float persist_words_amax(const uint4 (&w)[RowShape<In>::W], float m) {
-  using S = RowShape<In>;
-#pragma unroll
-  for (int u = 0; u < S::U; ++u) {
-    uint32_t v[8];
-    widen8<In>(&w[u * S::LPG], v);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) m = fmaxf(m, fabsf(__uint_as_float(v[i])));
-  }
-  return m;
-}
-
 // A ragged or unaligned chunk (the row's last one, or K % 8 != 0 / an
 // unaligned input): per-element bounds (load8 gives zeros past them).
 template <class In>
@@ -136,12 +108,12 @@ __global__ void __launch_bounds__(32 * kPersistWarps, kPersistCtasPerSm)
         c[j] = 0;
         if (it - j * nwt >= gw) item_rc(it - j * nwt, items, nch, row[j], c[j]);
         full[j] = it - j * nwt >= gw && persist_full<In>(p, c[j]);
-        if (full[j]) persist_load<In>(x, p, row[j], c[j], lane, w[j]);
+        if (full[j]) lane_words_load<RowShape<In>>(x, p, row[j], c[j], lane, w[j]);
       }
 #pragma unroll
       for (int j = 0; j < P; ++j) {
         if (full[j]) {
-          m = persist_words_amax<In>(w[j], m);
+          m = lane_words_amax<RowShape<In>, In>(w[j], m);
         } else if (it - j * nwt >= gw) {
           m = persist_ragged_amax<In>(x, p, row[j], c[j], lane, m);
         }
