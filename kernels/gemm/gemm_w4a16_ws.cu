@@ -8,7 +8,7 @@
 // 64 x BN, BN = 16, 32, 56, 64, 128) and runs NP + NC warpgroups (gemm_ws.cuh):
 // - warpgroups 0 .. NP - 1, the producers: one thread loads A's k-tile (BM x
 //   64 bf16) by TMA with the 128-byte swizzle into stage s of the ring (zero
-//   fill past M and K); every producer thread copies its 32-element chunks of
+//   fill past K; a box of M rows where M < BM); every producer thread copies its 32-element chunks of
 //   B's packed k-tile and their scale-code words by cp.async into a raw ring
 //   RS - 1 tiles ahead, widens them (the C11 widening of widen32; +0 past K)
 //   into stage s as bf16, fences the stores for the async proxy and arrives
@@ -45,8 +45,9 @@ namespace mxk::gemm {
 namespace {
 
 struct W4WsParams {
-  CUtensorMap a_map;  // A [M][K] bf16, boxes of 64 x BM, 128-byte swizzle
+  CUtensorMap a_map;  // A [M][K] bf16, boxes of 64 x min(BM, M), 128-byte swizzle
   std::int64_t m, n, k, nkb, mt, nt;
+  std::uint32_t a_bytes;  // what one A box lands: 128 min(BM, M)
   const std::uint8_t *b, *sb;
   std::int64_t ldb;
   bool tc_b, vec_b, vsc_b;
@@ -168,7 +169,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
       cp_async_commit();
       if (kt >= C::ST) mbar_wait(&empty[s], (use - 1) & 1);  // the consumers are done with stage s
       if (lt == 0) {
-        mbar_arrive_tx(&full[s], L::A_BYTES);
+        mbar_arrive_tx(&full[s], p.a_bytes);
         tma_load_2d(smem + L::A0 + s * L::A_BYTES, &p.a_map, static_cast<std::int32_t>(kt * C::KT),
                     static_cast<std::int32_t>(m0), &full[s]);
       }
@@ -305,7 +306,14 @@ void launch(const W4WsParams& p0, cudaStream_t stream) {
 template <class C>
 bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
   W4WsParams p{};
-  if (!make_tma_map_2d(&p.a_map, x.a, 2, x.m, x.k, x.lda * 2, C::KT, C::BM)) return false;
+  // M < BM (one row tile): a box of M rows, no row of it past M; the stage's
+  // rows from M on keep whatever they held and reach only rows of D past M,
+  // which are not stored (a wgmma's row i of D reads row i of A only).
+  // Rows past M zero-filled by the TMA cost time: 33 x 2048 x 7168 took 24.4
+  // us with a 64-row box against 14.6 at M = 64 (gemm-decode.md run 18).
+  const auto box_rows = static_cast<std::uint32_t>(x.m < C::BM ? x.m : C::BM);
+  if (!make_tma_map_2d(&p.a_map, x.a, 2, x.m, x.k, x.lda * 2, C::KT, box_rows)) return false;
+  p.a_bytes = box_rows * 128;
   p.m = x.m;
   p.n = x.n;
   p.k = x.k;

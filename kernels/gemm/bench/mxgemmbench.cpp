@@ -6,7 +6,8 @@
 //       M > 64 kernel without TMA)]
 //       one CSV line: kernel,M,N,K,us_per_call,tflops (device pointers,
 //       random codes, scales 120..134, bf16 out; median of 5 runs of `iters`
-//       back-to-back launches; B rotates over enough copies (>= 128 MB) that
+//       back-to-back launches; with MXGEMMBENCH_GRAPH=1 a second line, tag
+//       "(graph)", of one CUDA graph of them, as torch_bench.py times cuBLAS; B rotates over enough copies (>= 128 MB) that
 //       it comes from device memory, not L2, as torch_bench.py does for cuBLAS)
 //   mxgemmbench distance mxfp8|mxfp8_e5m2|w4a16 M N K [threads]
 //       realistic data (normal values with a log-uniform magnitude per row),
@@ -70,24 +71,55 @@ int time_cmd(const std::string& kind, std::int64_t m, std::int64_t n, std::int64
   ck(cudaEventCreate(&e1), "event");
   void* d = nullptr;
   ck(cudaMalloc(&d, static_cast<std::size_t>(m * n) * 2), "cudaMalloc D");
-  auto run = [&](int nrot, auto&& launch) {
-    for (int r = 0; r < nrot; ++r) launch(r);  // warm-up
-    ck(cudaDeviceSynchronize(), "warm-up");
+  // MXGEMMBENCH_GRAPH=1: after the `iters` launches one by one, the same
+  // launches captured once into a CUDA graph (programmatic edges kept) and the
+  // graph replayed, as torch_bench.py times cuBLAS (no host launch cost
+  // between kernels): a second line, tag "(graph)".
+  const char* genv = std::getenv("MXGEMMBENCH_GRAPH");
+  const bool graph = genv != nullptr && std::string(genv) == "1";
+  cudaStream_t s = nullptr;
+  ck(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  auto report = [&](std::vector<double> t, bool g) {
+    std::sort(t.begin(), t.end());
+    const double us = t[2];
+    std::string tag = bn ? "(bn" + std::to_string(bn) + ")" : cols ? "(cols" + std::to_string(cols) + ")" : "";
+    if (g) tag += "(graph)";
+    std::printf("%s%s,%lld,%lld,%lld,%.2f,%.1f\n", kind.c_str(), tag.c_str(), static_cast<long long>(m),
+                static_cast<long long>(n), static_cast<long long>(k), us,
+                2.0 * static_cast<double>(m) * n * k / (us * 1e-6) / 1e12);
+  };
+  auto timed = [&](auto&& step) {  // median-of-5 input: us per call of 5 runs of `iters` calls
     std::vector<double> t;
     for (int rep = 0; rep < 5; ++rep) {
-      ck(cudaEventRecord(e0), "record");
-      for (int i = 0; i < iters; ++i) launch(i % nrot);
-      ck(cudaEventRecord(e1), "record");
+      ck(cudaEventRecord(e0, s), "record");
+      step();
+      ck(cudaEventRecord(e1, s), "record");
       ck(cudaEventSynchronize(e1), "sync");
       float ms = 0;
       ck(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
       t.push_back(1000.0 * ms / iters);
     }
-    std::sort(t.begin(), t.end());
-    const double us = t[2];
-    const std::string tag = bn ? "(bn" + std::to_string(bn) + ")" : cols ? "(cols" + std::to_string(cols) + ")" : "";
-    std::printf("%s%s,%lld,%lld,%lld,%.2f,%.1f\n", kind.c_str(), tag.c_str(), static_cast<long long>(m), static_cast<long long>(n),
-                static_cast<long long>(k), us, 2.0 * static_cast<double>(m) * n * k / (us * 1e-6) / 1e12);
+    return t;
+  };
+  auto run = [&](int nrot, auto&& launch) {
+    for (int r = 0; r < nrot; ++r) launch(r, s);  // warm-up
+    ck(cudaStreamSynchronize(s), "warm-up");
+    auto all = [&] {
+      for (int i = 0; i < iters; ++i) launch(i % nrot, s);
+    };
+    report(timed(all), false);
+    if (!graph) return;
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t gx = nullptr;
+    ck(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "begin capture");
+    all();
+    ck(cudaStreamEndCapture(s, &g), "end capture");
+    ck(cudaGraphInstantiate(&gx, g, 0), "graph instantiate");
+    ck(cudaGraphDestroy(g), "graph destroy");
+    ck(cudaGraphLaunch(gx, s), "graph warm-up");
+    ck(cudaStreamSynchronize(s), "graph warm-up");
+    report(timed([&] { ck(cudaGraphLaunch(gx, s), "graph launch"); }), true);
+    ck(cudaGraphExecDestroy(gx), "graph destroy");
   };
   if (kind == "w4a16") {
     const std::size_t bb = static_cast<std::size_t>(n * ((k + 1) / 2)), sbb = static_cast<std::size_t>(n * nkb);
@@ -104,9 +136,9 @@ int time_cmd(const std::string& kind, std::int64_t m, std::int64_t n, std::int64
     x.bn = bn;
     x.decode_cols = cols;
     x.out = mx::Fmt::bf16;
-    run(nrot, [&](int r) {
+    run(nrot, [&](int r, cudaStream_t st) {
       x.b = {b[static_cast<std::size_t>(r)], (k + 1) / 2, sb[static_cast<std::size_t>(r)], mx::ScaleLayout::dense};
-      mxk::w4a16_gemm_launch(x);
+      mxk::w4a16_gemm_launch(x, st);
     });
   } else {
     // bn = 1: rows of K + 8 bytes, which TMA cannot read (the M > 64 kernel without TMA)
@@ -126,11 +158,12 @@ int time_cmd(const std::string& kind, std::int64_t m, std::int64_t n, std::int64
     x.a = {a, ld, sa, mx::ScaleLayout::dense};
     x.d = d;
     x.out = mx::Fmt::bf16;
-    run(nrot, [&](int r) {
+    run(nrot, [&](int r, cudaStream_t st) {
       x.b = {b[static_cast<std::size_t>(r)], ld, sb[static_cast<std::size_t>(r)], mx::ScaleLayout::dense};
-      mxk::mxfp8_gemm_launch(x);
+      mxk::mxfp8_gemm_launch(x, st);
     });
   }
+  ck(cudaStreamDestroy(s), "stream");
   return 0;
 }
 

@@ -8,7 +8,8 @@ idle between calls and count against cuBLAS; B rotates over enough copies
 (>= 128 MB) that it comes from device memory, not L2, as mxgemmbench does for
 our kernels). If a graph cannot be captured the calls are timed eagerly and
 the kernel name gets the suffix `_eager`.
-Usage: python3 torch_bench.py [iters]"""
+Usage: python3 torch_bench.py [iters] [decode Ms, comma-separated: only the
+decode shapes, bf16 only, for these M (e.g. 33,48)]"""
 import sys
 
 import torch
@@ -60,13 +61,17 @@ def bench(fn, iters, nrot):
 
 def main():
     iters = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    decode_ms = [int(v) for v in sys.argv[2].split(",")] if len(sys.argv) > 2 else []
+    shapes = [(m, n, k) for m in decode_ms for (n, k) in ((7168, 2048), (2048, 7168))] if decode_ms else SHAPES
     dev = "cuda"
-    for (m, n, k) in SHAPES:
+    for (m, n, k) in shapes:
         a = torch.randn(m, k, device=dev, dtype=torch.bfloat16)
         nr = rotations(n * k * 2)
         b = [torch.randn(n, k, device=dev, dtype=torch.bfloat16) for _ in range(nr)]
         us, how = bench(lambda r: torch.matmul(a, b[r].t()), iters, nr)
         print(f"cublas_bf16{how},{m},{n},{k},{us:.2f},{2*m*n*k/us/1e6:.1f}", flush=True)
+        if decode_ms:
+            continue
         # _scaled_mm needs M, N, K multiples of 16 for fp8: pad M for decode.
         mp = max(16, (m + 15) // 16 * 16)
         a8 = torch.randn(mp, k, device=dev).to(torch.float8_e4m3fn)
