@@ -97,18 +97,20 @@ TEST(GemmGate, W4a16WsDecode) {
   REQUIRE_GPU();
   std::uint64_t seed = 1300;
   for (int form : {6016, 6032, 6064, 6128, 6116, 6132, 6164, 6228, 6316, 6332, 6364, 6428, 6056, 6156, 6356,
-                   10006356, 200006016, 400006016, 200006356, 200006116, 400006116, 200006316})
+                   10006356, 200006016, 400006016, 200006356, 200006116, 400006116, 200006316, 1200006116,
+                   1010006356})
     for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 64, 256}, {3, 130, 520},
                            {17, 129, 1000}, {63, 200, 40}, {64, 64, 2080}, {64, 72, 8}, {9, 40, 1224},
                            {33, 257, 136}, {64, 150, 1096}, {5, 40, 3208}})
       run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0,
               static_cast<int>(seed % 4 == 0 ? 40 : 3), 0, form},
              seed++);
-  // the launcher (decode_cols 0) at 32 < M <= 64 (cfg::w4_ws_decode_code): 200006116 where N / 16 blocks fit the
-  // SMs, 10006356 where N / 56 do, 6364 where N / 64 do (N = 8000 on 132 SMs), the decode kernels where TMA cannot
-  // read A (K % 8 != 0)
+  // the launcher (decode_cols 0) at 16 < M <= 64 (cfg::w4_ws_decode_code): 200006116 where N / 16 blocks fit the
+  // SMs, 10006356 where N / 56 do, 6364 (M > 32) where N / 64 do (N = 8000 on 132 SMs), the decode kernels where
+  // TMA cannot read A (K % 8 != 0) or M <= 16
   for (auto [m, n, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{33, 200, 520}, {48, 2200, 136},
-                         {64, 3000, 72}, {40, 100, 77}, {64, 2200, 100}, {33, 8000, 72}})
+                         {64, 3000, 72}, {40, 100, 77}, {64, 2200, 100}, {33, 8000, 72}, {17, 300, 1096},
+                         {32, 2100, 264}, {24, 5000, 200}, {17, 8000, 72}, {16, 200, 520}})
     run_w4({m, n, k, (seed % 2) ? kTc : kDense, (seed % 3) ? Fmt::fp32 : Fmt::bf16, seed % 2 == 0, 3, 0, 0}, seed++);
 }
 

@@ -87,11 +87,15 @@ constexpr int kW4Group = 8;
 // releases the TK stages of the group CW before together; CW then counts
 // groups; decode_cols + TK * 100000000 forces TK 2 or 4). ST >= (CW + 1) TK
 // stages.
+// EW: each producer thread widens its chunks of a k-tile into registers
+// before it waits for the k-tile's stage to be empty (then only the TMA of A
+// and the stores follow the wait); decode_cols + 1000000000.
 template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_, int CW_ = 1,
-          int TK_ = 1>
+          int TK_ = 1, bool EW_ = false>
 struct W4WsT {
   static constexpr int BM = BM_, BN = BN_, KT = 64, ST = ST_, RS = RS_, NP = NP_, GROUP = 8;
   static constexpr int CW = CW_, TK = TK_;
+  static constexpr bool EW = EW_;
   static constexpr int NC = BM_ == 64 ? 1 : 2;  // consumer warpgroups
   static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg (0: none)
   static constexpr bool PDL = BM_ == 64;
@@ -120,8 +124,8 @@ constexpr int w4_ws_decode_stages(int bn, int np) {  // A 8 KB + widened B 128 B
   const int st = (200 * 1024 - g * w4_ws_decode_rs(bn, np) * 40 * bn) / (8192 + 128 * bn);
   return (st < 16 ? st : 16) / g * g;
 }
-template <int BN, int NP, int CW = 1, int TK = 1>
-using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0, CW, TK>;
+template <int BN, int NP, int CW = 1, int TK = 1, bool EW = false>
+using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0, CW, TK, EW>;
 // M > 64 with A and packed B readable by TMA (16-byte aligned rows): the
 // register-A kernel (gemm_w4a16_rs.cu) computes D^T = B A^T: BN rows of B
 // (the wgmma's M side, 64 per consumer warpgroup, widened by the consumers
@@ -286,13 +290,20 @@ inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
   (void)k;
   return w4_mma_wide(n, sms) || m <= 32;
 }
-// bn == 0, decode_cols == 0, 32 < M <= 64, A readable by TMA: the warp-
+// bn == 0, decode_cols == 0, 16 < M <= 64, A readable by TMA: the warp-
 // specialized kernel's BM = 64 form (cfg::W4WsDecode, decode_cols code; 0 =
 // none, the kernels above) with one wave of blocks: 64 x 16 tiles with two
 // producer warpgroups (G 8) and two k-tiles per consumer round trip (TK 2,
 // 200006116) where N / 16 blocks fit the SMs, else 64 x 56 with
 // four (G 4) and two k-tiles of wgmma in flight (CW 2, 10006356) where N / 56
-// do, else 64 x 64 with four where N / 64 do.
+// do, else (M > 32) 64 x 64 with four where N / 64 do.
+// Run 19 (gemm-decode.md "run 19", H200, one call, two rounds, us): with A's
+// TMA box cut to M rows (no zero fill past M) 200006116 takes 14.5-14.7 at
+// every M from 1 to 64 at N x K = 2048 x 7168 (64-row box: 16.2 at M = 48,
+// 21.9 at 40, 24.3 at 33), against the mma.sync kernel's 18.1 at M = 32,
+// 14.8 at M = 16 and 1; 10006356 at 32 x 7168 x 2048 11.8 against 14.8.
+// At M <= 16 the mma.sync kernel stays the launcher's (16 x 7168 x 2048 10.4
+// on the H200; run 16 below on the H100).
 // Run 18 final (gemm-decode.md "run 18 final", run18-final/call1, H200, the
 // same call, three rounds, us): 64 x 2048 x 7168 200006116 14.52-14.63,
 // 400006116 14.52-14.61, 200006316 15.17-15.35, 6016 18.66-18.73; 48 x 2048
@@ -320,12 +331,12 @@ inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
 // 15.80). Run 16 tm (h100-tm/call2): 6364 13.52 against the decode kernels'
 // 418 14.75; 6016 19.89 against 724 29.74. At M = 16 the mma.sync forms stay
 // faster (16 x 7168 x 2048: 6364 14.73 against 30412 12.07; 16 x 2048 x 7168:
-// 6332 25.58 against 1012 14.94), hence M > 32; M = 33 .. 63 not measured.
+// 6332 25.58 against 1012 14.94).
 inline int w4_ws_decode_code(std::int64_t m, std::int64_t n, int sms) {
-  if (m <= 32 || m > 64) return 0;
+  if (m <= 16 || m > 64) return 0;
   if ((n + 15) / 16 <= sms) return 200006116;
   if ((n + 55) / 56 <= sms) return 10006356;
-  if ((n + 63) / 64 <= sms) return 6364;
+  if (m > 32 && (n + 63) / 64 <= sms) return 6364;
   return 0;
 }
 
