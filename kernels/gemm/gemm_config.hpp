@@ -87,15 +87,11 @@ constexpr int kW4Group = 8;
 // releases the TK stages of the group CW before together; CW then counts
 // groups; decode_cols + TK * 100000000 forces TK 2 or 4). ST >= (CW + 1) TK
 // stages.
-// EW: each producer thread widens its chunks of a k-tile into registers
-// before it waits for the k-tile's stage to be empty (then only the TMA of A
-// and the stores follow the wait); decode_cols + 1000000000.
 template <int BM_, int BN_, int NP_, int ST_, int RS_, int PRODUCER_REGS_, int CONSUMER_REGS_, int CW_ = 1,
-          int TK_ = 1, bool EW_ = false>
+          int TK_ = 1>
 struct W4WsT {
   static constexpr int BM = BM_, BN = BN_, KT = 64, ST = ST_, RS = RS_, NP = NP_, GROUP = 8;
   static constexpr int CW = CW_, TK = TK_;
-  static constexpr bool EW = EW_;
   static constexpr int NC = BM_ == 64 ? 1 : 2;  // consumer warpgroups
   static constexpr int PRODUCER_REGS = PRODUCER_REGS_, CONSUMER_REGS = CONSUMER_REGS_;  // setmaxnreg (0: none)
   static constexpr bool PDL = BM_ == 64;
@@ -124,8 +120,8 @@ constexpr int w4_ws_decode_stages(int bn, int np) {  // A 8 KB + widened B 128 B
   const int st = (200 * 1024 - g * w4_ws_decode_rs(bn, np) * 40 * bn) / (8192 + 128 * bn);
   return (st < 16 ? st : 16) / g * g;
 }
-template <int BN, int NP, int CW = 1, int TK = 1, bool EW = false>
-using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0, CW, TK, EW>;
+template <int BN, int NP, int CW = 1, int TK = 1>
+using W4WsDecode = W4WsT<64, BN, NP, w4_ws_decode_stages(BN, NP), w4_ws_decode_rs(BN, NP), 0, 0, CW, TK>;
 // M > 64 with A and packed B readable by TMA (16-byte aligned rows): the
 // register-A kernel (gemm_w4a16_rs.cu) computes D^T = B A^T: BN rows of B
 // (the wgmma's M side, 64 per consumer warpgroup, widened by the consumers
@@ -297,13 +293,21 @@ inline bool w4_mma_on(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
 // 200006116) where N / 16 blocks fit the SMs, else 64 x 56 with
 // four (G 4) and two k-tiles of wgmma in flight (CW 2, 10006356) where N / 56
 // do, else (M > 32) 64 x 64 with four where N / 64 do.
-// Run 19 (gemm-decode.md "run 19", H200, one call, two rounds, us): with A's
-// TMA box cut to M rows (no zero fill past M) 200006116 takes 14.5-14.7 at
-// every M from 1 to 64 at N x K = 2048 x 7168 (64-row box: 16.2 at M = 48,
-// 21.9 at 40, 24.3 at 33), against the mma.sync kernel's 18.1 at M = 32,
-// 14.8 at M = 16 and 1; 10006356 at 32 x 7168 x 2048 11.8 against 14.8.
-// At M <= 16 the mma.sync kernel stays the launcher's (16 x 7168 x 2048 10.4
-// on the H200; run 16 below on the H100).
+// Run 19 (gemm-decode.md "run 19", H200, two calls, two rounds each, us):
+// with A's TMA box cut to M rows (no zero fill past M) 200006116 takes
+// 14.5-14.7 at every M from 1 to 64 at N x K = 2048 x 7168 (64-row box: 16.2
+// at M = 48, 21.9 at 40, 24.3 at 33). Against the mma.sync kernel (the
+// launcher's choice for M <= 32 before): M = 17 / 24 at 2048 x 7168 14.64 /
+// 14.64 against 16.72 / 17.34, 7168 x 2048 (10006356) 11.97 / 11.96 against
+// 14.92 / 14.90, 2048 x 2048 5.86 / 5.82 against 7.90 / 7.82, 4096 x 4096
+// (10006356) 21.3 / 21.4 against 22.8 / 22.8, 1024 x 8192 16.7 / 16.7
+// against 17.4 / 17.7; M = 32 18.1 -> 14.5 and 14.8 -> 11.8. At M <= 16 the
+// mma.sync kernel stays: 8 x 7168 x 2048 9.8 against 10006356's 11.7, 16 x
+// 7168 x 2048 10.3 against 12.0, 8 x 2048 x 7168 14.16 against 200006116's
+// 14.55 (16 x 2048 x 7168 14.85 against 14.5-14.6 and 16 x 2048 x 2048 6.75
+// against 5.85 favour the ws form, but run 16 below on the H100 did not).
+// Widening into registers before the empty wait (EW, removed) was slower:
+// 64 x 2048 x 7168 15.06 against 14.65, 64 x 7168 x 2048 12.70 against 12.02.
 // Run 18 final (gemm-decode.md "run 18 final", run18-final/call1, H200, the
 // same call, three rounds, us): 64 x 2048 x 7168 200006116 14.52-14.63,
 // 400006116 14.52-14.61, 200006316 15.17-15.35, 6016 18.66-18.73; 48 x 2048

@@ -167,67 +167,31 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
       cp_async_wait<C::RS - 2>();  // raw tile kt landed (each thread reads only what it copied)
       if (g + G * (j + C::RS - 1) < ntiles) load(j + C::RS - 1);
       cp_async_commit();
-      if constexpr (C::EW) {  // widened into registers first: after the empty wait only the TMA and the stores
-        const std::uint8_t* rst = raw + (j % C::RS) * L::RAW_STAGE;
-        const int sh = static_cast<int>(8 * ((kt * L::KB) & 3));
-        const bool inside = (kt + 1) * C::KT <= p.k;  // no element past K: no masking
-        uint4 held[TPT][4];
+      if (kt >= C::ST) mbar_wait(&empty[s], (use - 1) & 1);  // the consumers are done with stage s
+      if (lt == 0) {
+        mbar_arrive_tx(&full[s], p.a_bytes);
+        tma_load_2d(smem + L::A0 + s * L::A_BYTES, &p.a_map, static_cast<std::int32_t>(kt * C::KT),
+                    static_cast<std::int32_t>(m0), &full[s]);
+      }
+      const std::uint8_t* rst = raw + (j % C::RS) * L::RAW_STAGE;
+      std::uint8_t* wb = smem + L::WB0 + s * L::WB_BYTES;
+      const int sh = static_cast<int>(8 * ((kt * L::KB) & 3));
+      const bool inside = (kt + 1) * C::KT <= p.k;  // no element past K: no masking
 #pragma unroll
-        for (int i = 0; i < TPT; ++i) {  // chunk t: row r, k-block kb, 32 elements
-          const int t = lt + GT * i, kb = t / BN;
-          if (!L::ALL && t >= L::TASKS) continue;
-          const std::uint32_t word = reinterpret_cast<const std::uint32_t*>(rst + L::RAW_BYTES)[t];
-          const uint4 rv = *reinterpret_cast<const uint4*>(rst + t * 16);
-          const std::uint32_t f2 = ue8m0_bf16x2((word >> (sh + 8 * kb)) & 0xFFu);
-          auto put = [&](int q, uint4 v) { held[i][q] = v; };
-          if (inside) {
-            widen32(rv, f2, 32, put);
-          } else {
-            widen32(rv, f2, p.k - (kt * C::KT + 32 * kb), put);
-          }
-        }
-        if (kt >= C::ST) mbar_wait(&empty[s], (use - 1) & 1);  // the consumers are done with stage s
-        if (lt == 0) {
-          mbar_arrive_tx(&full[s], p.a_bytes);
-          tma_load_2d(smem + L::A0 + s * L::A_BYTES, &p.a_map, static_cast<std::int32_t>(kt * C::KT),
-                      static_cast<std::int32_t>(m0), &full[s]);
-        }
-        std::uint8_t* wb = smem + L::WB0 + s * L::WB_BYTES;
-#pragma unroll
-        for (int i = 0; i < TPT; ++i) {
-          const int t = lt + GT * i, r = t % BN, kb = t / BN;
-          if (!L::ALL && t >= L::TASKS) continue;
-#pragma unroll
-          for (int q = 0; q < 4; ++q)
-            *reinterpret_cast<uint4*>(wb + 2 * kb * BN * 32 + (q >> 1) * BN * 32 + core_off(r, q & 1)) = held[i][q];
-        }
-      } else {
-        if (kt >= C::ST) mbar_wait(&empty[s], (use - 1) & 1);  // the consumers are done with stage s
-        if (lt == 0) {
-          mbar_arrive_tx(&full[s], p.a_bytes);
-          tma_load_2d(smem + L::A0 + s * L::A_BYTES, &p.a_map, static_cast<std::int32_t>(kt * C::KT),
-                      static_cast<std::int32_t>(m0), &full[s]);
-        }
-        const std::uint8_t* rst = raw + (j % C::RS) * L::RAW_STAGE;
-        std::uint8_t* wb = smem + L::WB0 + s * L::WB_BYTES;
-        const int sh = static_cast<int>(8 * ((kt * L::KB) & 3));
-        const bool inside = (kt + 1) * C::KT <= p.k;  // no element past K: no masking
-#pragma unroll
-        for (int i = 0; i < TPT; ++i) {  // chunk t: row r, k-block kb, 32 elements
-          const int t = lt + GT * i, r = t % BN, kb = t / BN;
-          if (!L::ALL && t >= L::TASKS) continue;
-          const std::uint32_t word = reinterpret_cast<const std::uint32_t*>(rst + L::RAW_BYTES)[t];
-          const uint4 rv = *reinterpret_cast<const uint4*>(rst + t * 16);
-          const std::uint32_t f2 = ue8m0_bf16x2((word >> (sh + 8 * kb)) & 0xFFu);
-          std::uint8_t* dst = wb + 2 * kb * BN * 32;
-          auto store = [&](int q, uint4 v) {
-            *reinterpret_cast<uint4*>(dst + (q >> 1) * BN * 32 + core_off(r, q & 1)) = v;
-          };
-          if (inside) {
-            widen32(rv, f2, 32, store);
-          } else {
-            widen32(rv, f2, p.k - (kt * C::KT + 32 * kb), store);
-          }
+      for (int i = 0; i < TPT; ++i) {  // chunk t: row r, k-block kb, 32 elements
+        const int t = lt + GT * i, r = t % BN, kb = t / BN;
+        if (!L::ALL && t >= L::TASKS) continue;
+        const std::uint32_t word = reinterpret_cast<const std::uint32_t*>(rst + L::RAW_BYTES)[t];
+        const uint4 rv = *reinterpret_cast<const uint4*>(rst + t * 16);
+        const std::uint32_t f2 = ue8m0_bf16x2((word >> (sh + 8 * kb)) & 0xFFu);
+        std::uint8_t* dst = wb + 2 * kb * BN * 32;
+        auto store = [&](int q, uint4 v) {
+          *reinterpret_cast<uint4*>(dst + (q >> 1) * BN * 32 + core_off(r, q & 1)) = v;
+        };
+        if (inside) {
+          widen32(rv, f2, 32, store);
+        } else {
+          widen32(rv, f2, p.k - (kt * C::KT + 32 * kb), store);
         }
       }
       fence_proxy_async();  // the widened stores, then the wgmmas (async proxy) read them
@@ -371,9 +335,9 @@ bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
 bool w4a16_ws_launch(const W4a16GemmArgs& x, cudaStream_t stream) { return launch_cfg<cfg::W4Ws>(x, stream); }
 
 namespace {
-template <int BN, int NP, int CW = 1, int TK = 1, bool EW = false>
+template <int BN, int NP, int CW = 1, int TK = 1>
 bool decode_form(const W4a16GemmArgs& x, cudaStream_t stream) {
-  return launch_cfg<cfg::W4WsDecode<BN, NP, CW, TK, EW>>(x, stream);
+  return launch_cfg<cfg::W4WsDecode<BN, NP, CW, TK>>(x, stream);
 }
 }  // namespace
 
@@ -404,16 +368,12 @@ bool w4a16_ws_decode_launch(const W4a16GemmArgs& x, int code, cudaStream_t strea
     case 200006116: return decode_form<16, 2, 1, 2>(x, stream);
     case 400006116: return decode_form<16, 2, 1, 4>(x, stream);
     case 200006316: return decode_form<16, 4, 1, 2>(x, stream);
-    // each producer thread's chunks widened into registers before it waits for the stage (+ 1000000000: EW)
-    case 1200006116: return decode_form<16, 2, 1, 2, true>(x, stream);
-    case 1010006356: return decode_form<56, 4, 2, 1, true>(x, stream);
     default:
       throw mx::InvalidArgument(
           "w4a16 GEMM: warp-specialized M <= 64 form must be 6016, 6032, 6056, 6064, 6128 (one producer "
           "warpgroup, 6000 + BN), 6116, 6132, 6156, 6164, 6228 (two, 6100 + BN) or 6316, 6332, 6356, 6364, 6428 "
           "(four, 6300 + BN); 10006356 (6356 with two k-tiles of wgmma in flight); 200006016, 400006016, 200006116, "
-          "400006116, 200006316, 200006356 (TK = 2 or 4 k-tiles per consumer round trip: + TK * 100000000); "
-          "1200006116, 1010006356 (the producers widen before they wait for the stage: + 1000000000)");
+          "400006116, 200006316, 200006356 (TK = 2 or 4 k-tiles per consumer round trip: + TK * 100000000)");
   }
 }
 
