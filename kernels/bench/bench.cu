@@ -154,9 +154,6 @@ int bench_main(const std::vector<std::string>& args) {
     } else if (args[i] == "--persist-prefetch" && i + 1 < args.size()) {
       // NVFP4's persistent kernel: L2 prefetch distance in items (a probe, common/row_select.hpp; -1 = the knob)
       detail::g_persist_prefetch.store(std::max(-1, std::atoi(args[++i].c_str())));
-    } else if (args[i] == "--persist-skip" && i + 1 < args.size()) {
-      // NVFP4's persistent kernel without its amax reads (1) or its quantize phase (2): timing only, wrong outputs
-      detail::g_persist_skip.store(std::clamp(std::atoi(args[++i].c_str()), 0, 3));
     } else if (args[i] == "--iters" && i + 1 < args.size()) {
       iters = std::max(5, std::atoi(args[++i].c_str()));
     } else if (args[i] == "--size" && i + 1 < args.size()) {
@@ -166,7 +163,7 @@ int bench_main(const std::vector<std::string>& args) {
       if (sizes.size() == 4 && sizes[0].first == 16384) sizes.clear();
       sizes.emplace_back(std::atoll(v.substr(0, x).c_str()), std::atoll(v.substr(x + 1).c_str()));
     } else if (args[i] == "-h" || args[i] == "--help") {
-      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--row-kernel auto|ring|stream|tile] [--ring-order auto|rows|chunks] [--nvfp4-pass auto|two|one|persist] [--persist-prefetch N] [--persist-skip 0|1|2] [--tile-rows 0|32|128] [--only SUBSTR]\n");
+      std::printf("usage: bench [--out FILE.csv] [--iters N] [--size MxK]... [--split N] [--row-kernel auto|ring|stream|tile] [--ring-order auto|rows|chunks] [--nvfp4-pass auto|two|one|persist] [--persist-prefetch N] [--tile-rows 0|32|128] [--only SUBSTR]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench: unknown argument '%s' (try --help)\n", args[i].c_str());

@@ -189,54 +189,52 @@ int one_pass_ctas_per_sm(int dev) {
   return per_sm;
 }
 
-// A cooperative launch: one item per warp (mxk::set_work_split(n): n items
-// per warp, so that the gate reaches the items not kept in registers),
-// capped by the CTAs that fit on the device at once (the grid barrier needs
-// every CTA resident; cudaLaunchKernelEx refuses a cooperative grid that
-// does not fit). Measured on the H100 at 128x7168 bf16: bench/results/README.md,
-// run 10 one and run 11 nvs.
-template <class In, class Q>
-void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, cudaStream_t s) {
-  const std::int64_t items = p.batch * p.M * nch;
-  const int nw = dev::kOnePassWarps;
+// The grid of a cooperative NVFP4 launch of NW warps per CTA over `items`
+// items: one item per warp (mxk::set_work_split(n): n items per warp, so that
+// the gate reaches the items not kept in registers, or warps of several items
+// at small sizes), capped by the CTAs that fit on the device at once (the grid
+// barrier needs every CTA resident; cudaLaunchKernelEx refuses a cooperative
+// grid that does not fit); and the stream's barrier state.
+struct CoopGrid {
+  std::int64_t grid;
+  dev::OnePassSync* sync;
+};
+template <class In, class Q, bool PERSIST>
+CoopGrid nvfp4_coop_grid(std::int64_t items, int nw, cudaStream_t s) {
   int devi = 0;
   check(cudaGetDevice(&devi), "cudaGetDevice");
-  const std::int64_t cap = std::int64_t{one_pass_ctas_per_sm<In, Q>(devi)} * device_sm_count();
+  const std::int64_t cap = std::int64_t{one_pass_ctas_per_sm<In, Q, PERSIST>(devi)} * device_sm_count();
   const int forced = g_work_split.load(std::memory_order_relaxed);
   const std::int64_t per_warp = forced > 0 ? forced : 1;
   const std::int64_t grid = std::max<std::int64_t>(1, std::min<std::int64_t>((items + nw * per_warp - 1) / (nw * per_warp), cap));
   unsigned long long sid = 0;
   check(cudaStreamGetId(s, &sid), "cudaStreamGetId");
-  dev::OnePassSync* sync = one_pass_syncs().get(devi, sid, s);
+  return {grid, one_pass_syncs().get(devi, sid, s)};
+}
+
+// The one-pass kernel (nvfp4/one_pass.cuh). Measured on the H100 at 128x7168
+// bf16: bench/results/README.md, run 10 one and run 11 nvs.
+template <class In, class Q>
+void launch_nvfp4_one_pass(const In* x, const dev::Params& p, std::int64_t nch, cudaStream_t s) {
+  const int nw = dev::kOnePassWarps;
+  const CoopGrid g = nvfp4_coop_grid<In, Q, false>(p.batch * p.M * nch, nw, s);
   // the amax word is the caller's writable scratch (QuantLaunch::gamax): the kernel writes the global amax there
-  check(launch_ex(LaunchAttr::cooperative, dev::k_nvfp4_one_pass<In, Q>, dim3(static_cast<unsigned>(grid)),
-                  dim3(static_cast<unsigned>(32 * nw)), 0, s, x, p, nch, sync, const_cast<std::uint32_t*>(p.gamax)),
+  check(launch_ex(LaunchAttr::cooperative, dev::k_nvfp4_one_pass<In, Q>, dim3(static_cast<unsigned>(g.grid)),
+                  dim3(static_cast<unsigned>(32 * nw)), 0, s, x, p, nch, g.sync, const_cast<std::uint32_t*>(p.gamax)),
         "nvfp4 one-pass kernel launch (cooperative)");
 }
 
-// The persistent kernel (nvfp4/persist.cuh): a cooperative launch of every
-// CTA the device holds at once (fewer where the tensor has fewer items than
-// their warps; mxk::set_work_split(n): at least n items per warp, so that
-// the gate reaches warps of several items at small sizes), over
+// The persistent kernel (nvfp4/persist.cuh): every CTA the device holds at
+// once (fewer where the tensor has fewer items than their warps), over
 // k_rowstream's chunks (nch per row).
 template <class In, class Q>
 void launch_nvfp4_persist(const In* x, const dev::Params& p, std::int64_t nch, cudaStream_t s) {
-  const std::int64_t items = p.batch * p.M * nch;
   const int nw = dev::kPersistWarps;
-  int devi = 0;
-  check(cudaGetDevice(&devi), "cudaGetDevice");
-  const std::int64_t cap = std::int64_t{one_pass_ctas_per_sm<In, Q, true>(devi)} * device_sm_count();
-  const int forced = g_work_split.load(std::memory_order_relaxed);
-  const std::int64_t per_warp = forced > 0 ? forced : 1;
-  const std::int64_t grid = std::max<std::int64_t>(1, std::min<std::int64_t>((items + nw * per_warp - 1) / (nw * per_warp), cap));
+  const CoopGrid g = nvfp4_coop_grid<In, Q, true>(p.batch * p.M * nch, nw, s);
   const int fpf = g_persist_prefetch.load(std::memory_order_relaxed);
   const int pf = fpf >= 0 ? fpf : dev::kPersistPrefetch;
-  unsigned long long sid = 0;
-  check(cudaStreamGetId(s, &sid), "cudaStreamGetId");
-  dev::OnePassSync* sync = one_pass_syncs().get(devi, sid, s);
-  check(launch_ex(LaunchAttr::cooperative, dev::k_nvfp4_persist<In, Q>, dim3(static_cast<unsigned>(grid)),
-                  dim3(static_cast<unsigned>(32 * nw)), 0, s, x, p, nch, sync, const_cast<std::uint32_t*>(p.gamax), pf,
-                  g_persist_skip.load(std::memory_order_relaxed)),
+  check(launch_ex(LaunchAttr::cooperative, dev::k_nvfp4_persist<In, Q>, dim3(static_cast<unsigned>(g.grid)),
+                  dim3(static_cast<unsigned>(32 * nw)), 0, s, x, p, nch, g.sync, const_cast<std::uint32_t*>(p.gamax), pf),
         "nvfp4 persistent kernel launch (cooperative)");
 }
 

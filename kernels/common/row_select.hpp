@@ -15,10 +15,7 @@
 //     the one-pass kernel, 3 = always the persistent kernel (nvfp4/persist.cuh);
 //     a quantize captured into a graph takes the two passes whatever this says;
 //   g_persist_prefetch (mxbench --persist-prefetch): the persistent kernel's
-//     L2 prefetch distance in items, -1 = the knob kPersistPrefetch, 0 = none;
-//   g_persist_skip (mxbench --persist-skip, timing only: wrong outputs): the
-//     persistent kernel without its amax phase's reads (1) or its quantize
-//     phase (2); 0 = both (never set outside the benchmark).
+//     L2 prefetch distance in items, -1 = the knob kPersistPrefetch, 0 = none.
 #pragma once
 
 #include <atomic>
@@ -29,5 +26,4 @@ inline std::atomic<int> g_ring_order{0};
 inline std::atomic<int> g_nvfp4_pass{0};
 inline std::atomic<int> g_stream_warps{0};
 inline std::atomic<int> g_persist_prefetch{-1};
-inline std::atomic<int> g_persist_skip{0};
 }  // namespace mxk::detail

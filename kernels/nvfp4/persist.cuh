@@ -74,12 +74,10 @@ __device__ __forceinline__ void persist_prefetch_l2(const In* __restrict__ x, co
 //     loads, per-group code and stores). The grid read step 0 last in 1.,
 //     so the first steps of 3. find their bytes in L2.
 // In both phases lane 0 prefetches the warp's item pf steps ahead into L2
-// (pf: kPersistPrefetch, or the probe's value; 0: none). skip (a timing
-// probe only, mxbench --persist-skip; wrong outputs): bit 0 leaves out the
-// amax phase's reads (amax 0), bit 1 the quantize phase; 0 from the library.
+// (pf: kPersistPrefetch, or the probe's value; 0: none).
 template <class In, class Q>
 __global__ void __launch_bounds__(32 * kPersistWarps, kPersistCtasPerSm)
-    k_nvfp4_persist(const In* __restrict__ x, Params p, int64_t nch, OnePassSync* sync, uint32_t* gamax, int pf, int skip) {
+    k_nvfp4_persist(const In* __restrict__ x, Params p, int64_t nch, OnePassSync* sync, uint32_t* gamax, int pf) {
   using S = RowShape<In>;
   constexpr int NW = kPersistWarps, P = kPersistAmaxItems;
   const int lane = threadIdx.x & 31;
@@ -97,7 +95,7 @@ __global__ void __launch_bounds__(32 * kPersistWarps, kPersistCtasPerSm)
     const int64_t gw = static_cast<int64_t>(blockIdx.x) * NW + (threadIdx.x >> 5);
     float m = 0.0f;
     // the warp's last item: gw + (nk - 1) nwt, nk = its items (none: it < gw)
-    for (int64_t it = (skip & 1) || gw >= items ? gw - nwt : gw + (items - 1 - gw) / nwt * nwt; it >= gw; it -= P * nwt) {
+    for (int64_t it = gw >= items ? gw - nwt : gw + (items - 1 - gw) / nwt * nwt; it >= gw; it -= P * nwt) {
       if (pf > 0 && it - (P - 1 + pf) * nwt >= gw) persist_prefetch_l2<In>(x, p, it - (P - 1 + pf) * nwt, items, nch, lane);
       uint4 w[P][S::W];
       int64_t row[P], c[P];
@@ -132,7 +130,7 @@ __global__ void __launch_bounds__(32 * kPersistWarps, kPersistCtasPerSm)
   __syncthreads();
   const typename Q::State st = sst;
   // ---- 3. quantize, first item first
-  for (int64_t it = static_cast<int64_t>(blockIdx.x) * NW + (threadIdx.x >> 5); it < ((skip & 2) ? 0 : items); it += nwt) {
+  for (int64_t it = static_cast<int64_t>(blockIdx.x) * NW + (threadIdx.x >> 5); it < items; it += nwt) {
     if (pf > 0) persist_prefetch_l2<In>(x, p, it + pf * nwt, items, nch, lane);
     int64_t row, c;
     item_rc(it, items, nch, row, c);
