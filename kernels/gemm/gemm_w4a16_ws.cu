@@ -309,8 +309,8 @@ bool launch_cfg(const W4a16GemmArgs& x, cudaStream_t stream) {
   // M < BM (one row tile): a box of M rows, no row of it past M; the stage's
   // rows from M on keep whatever they held and reach only rows of D past M,
   // which are not stored (a wgmma's row i of D reads row i of A only).
-  // Rows past M zero-filled by the TMA cost time: 33 x 2048 x 7168 took 24.4
-  // us with a 64-row box against 14.6 at M = 64 (gemm-decode.md run 18).
+  // The TMA's zero fill of rows past M costs time: 33 x 2048 x 7168 took 24.3
+  // us with a 64-row box, 14.6 with a box of M rows (gemm-decode.md run 19).
   const auto box_rows = static_cast<std::uint32_t>(x.m < C::BM ? x.m : C::BM);
   if (!make_tma_map_2d(&p.a_map, x.a, 2, x.m, x.k, x.lda * 2, C::KT, box_rows)) return false;
   p.a_bytes = box_rows * 128;

@@ -56,7 +56,7 @@ struct W4a16GemmArgs {
               // warp-specialized kernel where TMA can read A, else (and for any other bn) the
               // 128 x 128 kernel without TMA; 256 / 512 force the warp-specialized / the register-A
               // kernel where TMA can read the operands (the benchmark's comparison).
-  // M <= 64, bn == 0: 0 = choose the kernel and its form (32 < M <= 64 with A
+  // M <= 64, bn == 0: 0 = choose the kernel and its form (16 < M <= 64 with A
   // readable by TMA: the warp-specialized forms below, cfg::w4_ws_decode_code); the wgmma decode
   // kernel with rows of A per block 8, 16, 32 or 64, plus 1000 for the
   // two-warpgroup form (1000 alone: that kernel, its own choice); 2000 + form:
