@@ -238,7 +238,9 @@ int main(int argc, char** argv) {
                    " warpgroups; 10006356: 6356 with two k-tiles of wgmma in flight per consumer)\n"
                    "(the kernels run only on sm_90 devices: wgmma, built for sm_90a)\n"
                    "(w4a16 M <= 64: the decode kernels are launched as programmatic dependents, so back-to-back\n"
-                   " calls overlap one kernel's start with the previous one's end; MXK_GEMM_PDL=0 turns it off)\n");
+                   " calls overlap one kernel's start with the previous one's end; MXK_GEMM_PDL=0 turns it off)\n"
+                   "(time with MXGEMMBENCH_GRAPH=1: a second line, tag \"(graph)\", for the same launches replayed as\n"
+                   " one CUDA graph, as kernels/gemm/bench/torch_bench.py times cuBLAS)\n");
       return 2;
     }
     const std::string cmd = argv[1], kind = argv[2];
