@@ -92,21 +92,33 @@ struct WsLayout {
 
 #ifdef MXK_GEMM_HAVE_WGMMA
 // Producer: chunk t of B's packed k-tile kt (row t % BN, k-block t / BN) and
-// the code word of that row holding its k-blocks into raw stage `st`.
+// the code word of that row holding its k-blocks into raw stage `st`. bsrc:
+// the chunk's 16 bytes of k-tile 0 (brow + 16 (t / BN)); csrc: the row's
+// code word of k-tiles 0 and 1, the one of k-tiles 2j and 2j + 1 lying cstep
+// j bytes on (KB = 2 k-blocks per k-tile: a word covers two k-tiles; dense
+// rows 4, tcgen05 512): addresses by one multiply-add per k-tile.
 template <class C>
-__device__ __forceinline__ void load_raw(std::uint8_t* st, const W4WsParams& p, const std::uint8_t* brow, bool lb,
-                                         std::int64_t n, std::int64_t kt, int t) {
+__device__ __forceinline__ void load_raw(std::uint8_t* st, const W4WsParams& p, const std::uint8_t* brow,
+                                         const std::uint8_t* bsrc, const std::uint8_t* csrc, std::int64_t cstep,
+                                         bool lb, std::int64_t n, std::int64_t kt, int t) {
   using L = WsLayout<C>;
+  static_assert(L::KB == 2, "a code word covers two k-tiles");
   if (!lb) return;
   const std::int64_t kc = kt * C::KT + 32 * (t / C::BN);
   if (p.vec_b && kc + 32 <= p.k) {
-    cp_async16(st + t * 16, brow + kc / 2);
+    cp_async16(st + t * 16, bsrc + kt * (C::KT / 2));
   } else {
     load16(st + t * 16, brow + kc / 2, (p.k - kc + 1) / 2, p.vec_b, p.b);
   }
   const std::int64_t kb4 = (kt * L::KB) & ~std::int64_t{3};
-  if (kb4 < p.nkb)
-    load_codes4(reinterpret_cast<std::uint32_t*>(st + L::RAW_BYTES) + t, p.sb, p.tc_b, p.vsc_b, n, kb4, p.nkb);
+  if (kb4 < p.nkb) {
+    auto* w = reinterpret_cast<std::uint32_t*>(st + L::RAW_BYTES) + t;
+    if (p.vsc_b) {
+      cp_async4(w, csrc + (kt >> 1) * cstep);
+    } else {
+      load_codes4(w, p.sb, p.tc_b, false, n, kb4, p.nkb);
+    }
+  }
 }
 #endif
 
@@ -139,33 +151,38 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
     if constexpr (C::PRODUCER_REGS > 0) regs_dec<C::PRODUCER_REGS>();
     constexpr int G = L::G, GT = L::GT;
     const int g = G > 1 ? tid / GT : 0, lt = G > 1 ? tid % GT : tid;
-    const std::uint8_t* brow[TPT];
+    const std::uint8_t *brow[TPT], *bsrc[TPT], *csrc[TPT];
     bool lb[TPT];
+    const std::int64_t cstep = p.tc_b ? 512 : 4;
 #pragma unroll
     for (int i = 0; i < TPT; ++i) {
       const std::int64_t n = n0 + (lt + GT * i) % BN;
       lb[i] = n < p.n && (L::ALL || lt + GT * i < L::TASKS);  // else this thread has no chunk
       brow[i] = p.b + (lb[i] ? n * p.ldb : 0);
+      bsrc[i] = brow[i] + 16 * ((lt + GT * i) / BN);
+      csrc[i] = p.sb + (lb[i] ? scale_off(p.tc_b, n, 0, p.nkb) : 0);
     }
     std::uint8_t* raw = smem + L::RAW0 + g * C::RS * L::RAW_STAGE;  // the group's raw ring
-    auto load = [&](std::int64_t j) {  // the group's j-th k-tile, g + G j
+    // the group's k-tile kt into raw slot `slot` (its j-th k-tile, kt = g + G j, goes to slot j % RS: the
+    // slots are counted, not divided out, RS being 3 or 5 in some forms)
+    auto load = [&](std::int64_t kt, int slot) {
 #pragma unroll
       for (int i = 0; i < TPT; ++i) {
         const int t = lt + GT * i;
-        load_raw<C>(raw + (j % C::RS) * L::RAW_STAGE, p, brow[i], lb[i], n0 + t % BN, g + G * j, t);
+        load_raw<C>(raw + slot * L::RAW_STAGE, p, brow[i], bsrc[i], csrc[i], cstep, lb[i], n0 + t % BN, kt, t);
       }
     };
 #pragma unroll
     for (int s = 0; s < C::RS - 1; ++s) {
-      if (g + G * s < ntiles) load(s);
+      if (g + G * s < ntiles) load(g + G * s, s);
       cp_async_commit();
     }
-    for (std::int64_t j = 0; g + G * j < ntiles; ++j) {
-      const std::int64_t kt = g + G * j;
+    int cur = 0, nxt = C::RS - 1;  // raw slots of this k-tile (j % RS) and of the one RS - 1 ahead
+    for (std::int64_t kt = g; kt < ntiles; kt += G) {
       const int s = static_cast<int>(kt % C::ST);
       const auto use = static_cast<std::uint32_t>(kt / C::ST);
       cp_async_wait<C::RS - 2>();  // raw tile kt landed (each thread reads only what it copied)
-      if (g + G * (j + C::RS - 1) < ntiles) load(j + C::RS - 1);
+      if (kt + G * (C::RS - 1) < ntiles) load(kt + G * (C::RS - 1), nxt);
       cp_async_commit();
       if (kt >= C::ST) mbar_wait(&empty[s], (use - 1) & 1);  // the consumers are done with stage s
       if (lt == 0) {
@@ -173,7 +190,7 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
         tma_load_2d(smem + L::A0 + s * L::A_BYTES, &p.a_map, static_cast<std::int32_t>(kt * C::KT),
                     static_cast<std::int32_t>(m0), &full[s]);
       }
-      const std::uint8_t* rst = raw + (j % C::RS) * L::RAW_STAGE;
+      const std::uint8_t* rst = raw + cur * L::RAW_STAGE;
       std::uint8_t* wb = smem + L::WB0 + s * L::WB_BYTES;
       const int sh = static_cast<int>(8 * ((kt * L::KB) & 3));
       const bool inside = (kt + 1) * C::KT <= p.k;  // no element past K: no masking
@@ -196,6 +213,8 @@ __global__ void __launch_bounds__(WsLayout<C>::THREADS, 1) w4a16_ws_kernel(const
       }
       fence_proxy_async();  // the widened stores, then the wgmmas (async proxy) read them
       mbar_arrive(&full[s]);
+      cur = cur + 1 == C::RS ? 0 : cur + 1;
+      nxt = nxt + 1 == C::RS ? 0 : nxt + 1;
     }
     cp_async_wait_all();
     return;
