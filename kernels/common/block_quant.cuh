@@ -242,18 +242,23 @@ __device__ __forceinline__ void store8(uint8_t* row, int64_t g, int n, const uin
 
 // A full group's packed codes (encode8_packed) at group g of a packed row;
 // 8-bit codes with the store policy S (4- and 6-bit codes: .cs).
+// store_packed_at: the same at the group's first byte q (BITS bytes per group).
+template <int BITS, int S = kStCs>
+__device__ __forceinline__ void store_packed_at(uint8_t* q, const uint32_t (&w)[2]) {
+  if constexpr (BITS == 8) {
+    st8<S>(q, w[0], w[1]);
+  } else if constexpr (BITS == 4) {
+    __stcs(reinterpret_cast<unsigned int*>(q), w[0]);
+  } else {  // 6 bytes, 2-byte aligned
+    unsigned short* h = reinterpret_cast<unsigned short*>(q);
+    __stcs(h, static_cast<unsigned short>(w[0]));
+    __stcs(h + 1, static_cast<unsigned short>(w[0] >> 16));
+    __stcs(h + 2, static_cast<unsigned short>(w[1]));
+  }
+}
 template <int BITS, int S = kStCs>
 __device__ __forceinline__ void store_packed(uint8_t* row, int64_t g, const uint32_t (&w)[2]) {
-  if constexpr (BITS == 8) {
-    st8<S>(row + g * 8, w[0], w[1]);
-  } else if constexpr (BITS == 4) {
-    __stcs(reinterpret_cast<unsigned int*>(row + g * 4), w[0]);
-  } else {  // 6 bytes, 2-byte aligned
-    unsigned short* q = reinterpret_cast<unsigned short*>(row + g * 6);
-    __stcs(q, static_cast<unsigned short>(w[0]));
-    __stcs(q + 1, static_cast<unsigned short>(w[0] >> 16));
-    __stcs(q + 2, static_cast<unsigned short>(w[1]));
-  }
+  store_packed_at<BITS, S>(row + g * BITS, w);
 }
 
 // |x| max of a full group as fp32 bits (a NaN/Inf shows as >= 0x7F800000),

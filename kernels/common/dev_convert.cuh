@@ -477,6 +477,15 @@ enum : int { kFloor = 0, kCeil = 1, kEven = 2, kRceil = 3 };
 template <int F>
 __device__ __forceinline__ uint32_t scale_code(uint32_t a, int rule, float inv_max) {
   using D = Elem<F>;
+  if (rule == kFloor) {
+    // floor(log2 a) - emax + 127, clamped to [0, 254], without a branch on a:
+    // a normal a gives (a >> 23) - emax (at most 254 - emax); a subnormal a
+    // (floor(log2 a) <= -127) and a = 0 give 0, as do normal ones at or
+    // below 2^(emax - 127). (The quantize kernels run out of ALU issue
+    // slots on sm_90, bench/results/README.md "run 20".)
+    const int e = static_cast<int>(a >> 23) - D::emaxe;
+    return static_cast<uint32_t>(e > 0 ? e : 0);
+  }
   if (a == 0) return 0;
   int e;
   if (rule == kRceil) {
@@ -494,9 +503,7 @@ __device__ __forceinline__ uint32_t scale_code(uint32_t a, int rule, float inv_m
 #endif
   } else {
     const int fl = floor_log2_bits(a);
-    if (rule == kFloor) {
-      e = fl - D::emaxe;
-    } else if (rule == kCeil) {
+    if (rule == kCeil) {
       e = fl + (is_pow2_bits(a) ? 0 : 1) - D::emaxe;
     } else {  // even: round amax to mb+1 significant bits, ties away, then floor
       constexpr int mb = D::is_int ? 6 : D::mb;

@@ -77,27 +77,54 @@ __device__ __forceinline__ RowOut row_out(const Params& p, int64_t row) {
   return o;
 }
 
+// A lane's output addresses in a full chunk of CH elements at c0 >= 0 (CH a
+// multiple of 4 V: the chunk's first k-block c0 / V is a multiple of 4).
+// Group u (elements c0 + 256 u + 8 lane ..) stores its packed codes at
+// codes + 32 u BITS (BITS bytes per 8 elements) and, from a block's first
+// lane, its scale byte at scale + u sstep: from one group to the next the
+// lane's k-block moves on by 256 / V (a multiple of 4), that many bytes of a
+// dense row or (256 / V) / 4 whole 512-byte tcgen05 blocks (C7). Computed
+// once per chunk, so that the groups' stores take fixed offsets instead of
+// a 64-bit address computation each (the rowwise kernels run out of ALU
+// issue slots on sm_90: bench/results/README.md "run 20").
+struct ChunkOut {
+  uint8_t* codes;
+  uint8_t* scale;
+  int64_t sstep;
+};
+template <class Q, int CH>
+__device__ __forceinline__ ChunkOut chunk_out(const RowOut& o, const Params& p, int64_t c0, int lane) {
+  constexpr int T = Q::V / 8, KPU = 256 / Q::V;  // lanes per block, k-blocks per group
+  static_assert(CH % (4 * Q::V) == 0 && KPU % 4 == 0, "chunks start at a whole tcgen05 group of 4 k-blocks");
+  const uint64_t kb = static_cast<uint64_t>(c0) / Q::V + static_cast<uint32_t>(lane / T);
+  ChunkOut co;
+  co.codes = o.dr + ((c0 >> 3) + lane) * Q::BITS;
+  co.scale = p.row.scales + o.sbase + static_cast<int64_t>(o.tc ? ((kb >> 2) * 512 + (kb & 3)) : kb);
+  co.sstep = o.tc ? KPU / 4 * 512 : KPU;
+  return co;
+}
+
 // Full group u of the chunk at element c0 from the lane's raw words w
-// (all lanes call: the block amax uses shuffles); SP: the store policies of
-// the packed codes and the scale bytes (st_pair).
+// (all lanes call: the block amax uses shuffles), its outputs at co
+// (chunk_out); SP: the store policies of the packed codes and the scale
+// bytes (st_pair).
 template <class In, class Q, int SP = st_pair(kStCs, kStWb)>
 __device__ __forceinline__ void row_group(const uint4* w, int64_t c0, int u, int lane, const RowOut& o,
-                                          const Params& p, const typename Q::State& st) {
+                                          const ChunkOut& co, const Params& p, const typename Q::State& st) {
   constexpr int T = Q::V / 8;  // lanes per block
   uint32_t v[8];
   widen8<In>(w, v);
-  const int64_t g = (c0 >> 3) + u * 32 + lane;  // 8-element group index in the row
   uint32_t sc;
   if (p.container8) {
     uint32_t codes[8];
     sc = Q::template block<RowShape<In>::NARROW>(v, 8, p, st, codes);
-    store8<Q::BITS>(o.dr, g, 8, codes, 1, Q::SHIFT8, true);
+    store8<Q::BITS>(o.dr, (c0 >> 3) + u * 32 + lane, 8, codes, 1, Q::SHIFT8, true);
   } else {  // packed codes built in registers, one store (a full chunk implies K % 8 == 0)
     uint32_t pk[2];
     sc = Q::template block_packed<In>(v, w, p, st, pk);
-    store_packed<Q::BITS, SP & 15>(o.dr, g, pk);
+    store_packed_at<Q::BITS, SP & 15>(co.codes + u * 32 * Q::BITS, pk);
   }
-  if ((lane % T) == 0) o.scale<(SP >> 4)>(g / T, sc, p);
+  if ((lane % T) == 0) st1<(SP >> 4)>(co.scale + u * co.sstep, sc);
 }
 
 // A ragged or unaligned chunk (the row's last one, or K % 8 != 0 / an
@@ -152,8 +179,9 @@ __device__ __forceinline__ void row_item(const In* __restrict__ x, const Params&
 #pragma unroll
       for (int j = 0; j < S::LPG; ++j) w[u * S::LPG + j] = ld_stream(q + u * 256 + j * 4);
     }
+    const ChunkOut co = chunk_out<Q, S::CH>(o, p, c0, lane);
 #pragma unroll
-    for (int u = 0; u < S::U; ++u) row_group<In, Q, SP>(&w[u * S::LPG], c0, u, lane, o, p, st);
+    for (int u = 0; u < S::U; ++u) row_group<In, Q, SP>(&w[u * S::LPG], c0, u, lane, o, co, p, st);
   } else {
     row_ragged<In, Q>(x + row * p.K, c0, lane, o, p, st);
   }
@@ -308,12 +336,13 @@ __device__ __forceinline__ void rowwise_body(const In* __restrict__ x, const Par
     cp_async_wait<S - 1>();  // this chunk's group (and all before it) complete
     const int64_t c0 = ch * CH;
     if (is_full(ch)) {
+      const ChunkOut co = chunk_out<Q, CH>(o, p, c0, lane);
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         uint4 w[LPG];
 #pragma unroll
         for (int j = 0; j < LPG; ++j) w[j] = ring[cs][wp][u * LPG + j][lane];
-        row_group<In, Q>(w, c0, u, lane, o, p, st);
+        row_group<In, Q>(w, c0, u, lane, o, co, p, st);
       }
     } else {
       row_ragged<In, Q>(xr, c0, lane, o, p, st);

@@ -197,8 +197,9 @@ __device__ __forceinline__ void one_pass_full_quant(const uint4 (&w)[OnePassShap
                                                     const typename Q::State& st, int64_t row, int64_t c, int lane) {
   using S = OnePassShape<In>;
   const RowOut o = row_out(p, row);
+  const ChunkOut co = chunk_out<Q, S::CH>(o, p, c * S::CH, lane);
 #pragma unroll
-  for (int u = 0; u < S::U; ++u) row_group<In, Q>(&w[u * S::LPG], c * S::CH, u, lane, o, p, st);
+  for (int u = 0; u < S::U; ++u) row_group<In, Q>(&w[u * S::LPG], c * S::CH, u, lane, o, co, p, st);
 }
 
 // ---- kept items: the block scales' first half before the barrier ----------------
