@@ -43,6 +43,16 @@ constexpr int kCsCtasPerSm = 4;             // launch bound: <= 64 registers, 41
 // transposed 0.908, 0.890, 0.886, 0.902 against 0.922, fused 0.945 (4)
 // against 0.964 (h100-col/call2).
 constexpr int kCsTilesPerCta = 1;
+// ... except on devices whose DRAM is fast for their SM count (peak GB/s per
+// SM at least kCsFastMemGbsPerSm: the H200 ~37, the H100 SXM ~25): there two
+// tiles per CTA, the second in flight while the first converts. H200 (run 20,
+// bench/results/h200-run20/call4/colsplit.txt, 16384^2 / 8192x7168, ratio to
+// the copy, 1 / 2 / 4 tiles): colwise source dense_colwise 0.881 / 0.989 /
+// 0.975, 0.872 / 0.941 / 0.898; source tcgen05 0.857 / 0.981 / 0.974;
+// transposed 0.874 / 0.913 / 0.729, 0.873 / 0.931 / 0.900; fused 0.850 /
+// 0.942 / 0.917, 0.840 / 0.915 / 0.884. (On the H100, 2 was not measured.)
+constexpr int kCsTilesPerCtaFastMem = 2;
+constexpr double kCsFastMemGbsPerSm = 30.0;
 // Store policies (block_quant.cuh kSt*) of the 8-bit codes, as one template
 // argument (cs_pol): transposed-order colwise codes, fused rowwise codes,
 // source-order colwise codes (other code widths: .cs; scale bytes: plain).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """e2m1_grid_check.py - host model of the e2m1 fast paths in dev_convert.cuh
-(e2m1x2_f16, e2m1x2_bf16, round_odd11), checked against an exact RNE +
+(e2m1x2_f16, e2m1x2_bf16 single lane and packed, round_odd11), checked against an exact RNE +
 saturate reference (SPEC C2 defaults: NaN -> +max 0x7, sign kept on zero):
 every f16 and every bf16 value of the scaled y, and fp32 values around every
 threshold through round_odd11. Run: /usr/bin/python3 kernels/common/e2m1_grid_check.py
@@ -63,14 +63,28 @@ def bmax(a, b):
     return b if np.isnan(fa) else a if np.isnan(fb) else (a if fa >= fb else b)
 
 
+def bmin_nan(a, b):  # min.NaN.bf16x2: a NaN operand gives the canonical NaN 0x7FFF
+    fa, fb = bf(a), bf(b)
+    return 0x7FFF if np.isnan(fa) or np.isnan(fb) else (a if fa <= fb else b)
+
+
 def bf16_lane(p):  # e2m1x2_bf16, one lane; p = bf16 bits of y
-    y0 = p & 0x7FFF
-    nan = (y0 + 0x7F) & 0x8000
-    Y = bmin(y0, 0x40C0)
+    z = bmin_nan(p, 0x7F80)
+    Y = bmin(z & 0x7FFF, 0x40C0)
     yc = bmin(bmax(Y, 0x3F80), 0x4080)
-    mb = (yc & 0x7F80) + 0x0300
-    s = rne_bf16(np.float32(bf(Y)) + np.float32(bf(mb)))
-    return s - mb + ((mb - 0x4280) >> 6) + (((p & ~nan) & 0x8000) >> 12)
+    m = rne_bf16(np.float32(bf(yc)) * np.float32(64.0)) & 0x7F80
+    s = rne_bf16(np.float32(bf(Y)) + np.float32(bf(m)))
+    return s + (m >> 6) - m - 0x10A + ((z & 0x8000) >> 12)
+
+
+def bf16_pair(p0, p1):  # the same on a packed pair: 32-bit integer steps as on the device
+    z = [bmin_nan(p0, 0x7F80), bmin_nan(p1, 0x7F80)]
+    Y = [bmin(v & 0x7FFF, 0x40C0) for v in z]
+    m = [rne_bf16(np.float32(bf(bmin(bmax(v, 0x3F80), 0x4080))) * np.float32(64.0)) & 0x7F80 for v in Y]
+    s = [rne_bf16(np.float32(bf(Y[i])) + np.float32(bf(m[i]))) for i in (0, 1)]
+    Z, M, S = z[0] | z[1] << 16, m[0] | m[1] << 16, s[0] | s[1] << 16
+    r = (S + (M >> 6) - M - 0x010A010A + ((Z & 0x80008000) >> 12)) & 0xFFFFFFFF
+    return r & 0xFFFF, r >> 16
 
 
 def ro11(y):
@@ -90,6 +104,13 @@ def main():
         bad2 += ref(y) != f16_lane(y)
         bad2 += ref(y) != bf16_lane(b)
     print("bf16: every value, both paths, mismatches:", bad2)
+    # the packed form: every bf16 value in lane 0 beside special / boundary values in lane 1, and random pairs
+    sp = [0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x40C0, 0xC0E0, 0x3E80, 0x3F40, 0x0001, 0x4120, 0xBF40]
+    rng = np.random.default_rng(2)
+    pairs = [(b, q) for b in range(65536) for q in (sp[b % len(sp)], (b * 40503) & 0xFFFF)]
+    pairs += [(int(a), int(c)) for a, c in rng.integers(0, 65536, size=(50000, 2))]
+    bad2 += sum((ref(bf(a)), ref(bf(c))) != bf16_pair(a, c) for a, c in pairs)
+    print("bf16: packed pairs, mismatches:", bad2, "of", len(pairs))
     cands = []
     for t in [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5, 6, 0.5, 1, 1.5, 2, 3, 4, 7, 8, 1e-5, 65504, 65520, 7e4]:
         tb = int(np.float32(t).view(np.uint32))

@@ -42,6 +42,9 @@ extern std::atomic<int> g_work_split;
 extern std::atomic<int> g_tile_rows;
 // Multiprocessors of the current device (cached per device; 132 if the query fails).
 int device_sm_count();
+// Peak DRAM bandwidth of the current device per multiprocessor, GB/s (memory
+// clock x 2 x bus width / SMs: H100 SXM ~25, H200 ~37); 0 if a query fails.
+double device_dram_gbs_per_sm();
 
 // (The accepted recipes and options: common/supported.hpp.)
 // Enqueue all kernels of one quantization on `s` (NVFP4: amax pass first).

@@ -241,7 +241,7 @@ void launch_nvfp4_persist(const In* x, const dev::Params& p, std::int64_t nch, c
 // k_rowtile where it applies (8-bit codes of large 16-bit tensors made of
 // whole 128 x 64 tiles, tcgen05 scales), else k_rowstream or the ring by
 // scale layout (kRowStreamDense/Tcgen05) and, for MXFP6 / MXFP4, size
-// (kRowStreamSmall: k_rowstream up to kRowStreamSmallElems); g_row_kernel forces one (a benchmark probe,
+// (kRowStreamSmall: k_rowstream up to kRowStreamSmallElems<Q>); g_row_kernel forces one (a benchmark probe,
 // mxbench --row-kernel: 1 = the ring, 2 = k_rowstream, 3 = k_rowtile where
 // it applies; k_rowtile's sub-tiles per CTA: kTileSubs, or the forced split).
 template <class In, class Q>
@@ -295,7 +295,7 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
     }
   }
   // by layout and format, and for the formats of kRowStreamSmall by size
-  const bool small = dev::kRowStreamSmall<Q> && rows * p.K <= dev::kRowStreamSmallElems;
+  const bool small = dev::kRowStreamSmall<Q> && rows * p.K <= dev::kRowStreamSmallElems<Q>;
   const bool stream = probe == 1   ? false
                       : probe == 2 ? true
                                    : (small || (p.row.layout == dev::kTcgen05 ? dev::kRowStreamTcgen05
@@ -356,11 +356,15 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
     launch_rowwise<In, Q>(x, p, s);
   } else if (col_stream_ok<In, Q>(q, c8)) {
     if constexpr (sizeof(In) == 2 && Q::V == 32) {
-      // kCsTilesPerCta tiles per CTA (mxk::set_work_split forces n: each tile
-      // after the first loads while the one before converts)
+      // kCsTilesPerCta tiles per CTA, kCsTilesPerCtaFastMem where the DRAM is
+      // fast for the SM count (mxk::set_work_split forces n: each tile after
+      // the first loads while the one before converts)
       const std::int64_t tiles = q.batch * (q.M / dev::kCsRows) * (q.K / dev::kCsCols);
       const int forced = g_work_split.load();
-      const int grid = grid_for(tiles, forced > 0 ? forced : dev::kCsTilesPerCta);
+      const int per_cta = forced > 0 ? forced
+                          : device_dram_gbs_per_sm() >= dev::kCsFastMemGbsPerSm ? dev::kCsTilesPerCtaFastMem
+                                                                                : dev::kCsTilesPerCta;
+      const int grid = grid_for(tiles, per_cta);
       if (q.do_row) {
         dev::k_colstream<In, Q, true><<<grid, dev::kCsThreads, 0, s>>>(x, p);
       } else {

@@ -47,7 +47,7 @@ constexpr bool kStreamDenseMx<MxQ<F, HW>> = Elem<F>::bits == 8;
 template <class Q>
 constexpr bool kRowStreamDense = Q::V == 16 || kStreamDenseMx<Q>;
 constexpr bool kRowStreamTcgen05 = false;
-// By size: tensors of at most kRowStreamSmallElems elements take
+// By size: tensors of at most kRowStreamSmallElems<Q> elements take
 // k_rowstream (in the kStreamWarpsQ x kStreamChunksQ shape below) for the
 // formats kRowStreamSmall names (MXFP6, MXFP4; the ring above that size, on
 // either layout). Run 12 (bench/results/h100-tail/call2, stamps.txt, bf16,
@@ -73,7 +73,16 @@ constexpr bool kRowStreamSmall = Q::V == 32 && Q::BITS != 8;
 // 8192x7168: ring 100.4-101.2, k_rowstream 2 x 2 101.3-101.5 (not taken).
 template <>
 constexpr bool kRowStreamSmall<Nvfp4Q<0>> = true;
-constexpr int64_t kRowStreamSmallElems = int64_t{1} << 27;
+// The size limit: NVFP4 2^27 (above it the ring, 371.6 against 394.1 us at
+// 16384^2, above). MXFP6 / MXFP4 none since run 20: with fewer ALU
+// instructions per group (rowwise.cuh chunk_out, the floor rule, the bf16
+// e2m1 form) k_rowstream 2 x 2 beat the ring at 16384^2 too on the H200
+// (bench/results/h200-run20/call3, ratio to the copy: MXFP4 tcgen05 0.794
+// against 0.770, MXFP6 e3m2 / e2m3 0.797 / 0.795 against 0.789 / 0.788;
+// NVFP4 0.839 against 0.866). On the H100 (run 12, before that change) the
+// ring was 0.2% (MXFP4) / 1.3% (MXFP6) ahead there; not re-measured.
+template <class Q>
+constexpr int64_t kRowStreamSmallElems = Q::V == 16 ? int64_t{1} << 27 : INT64_MAX;
 // (A persistent grid that walked (row, chunk) items in a static order was
 // tried and measured slower on the H100: 0.853 of the copy against 0.939 for
 // MXFP8, its warps finishing unevenly; the dynamic CTA schedule of many

@@ -36,6 +36,31 @@ int device_sm_count() {
   return n;
 }
 
+double device_dram_gbs_per_sm() {
+  // A performance heuristic only (never changes the bytes): cached per device;
+  // 0 where a query fails (the callers then keep their defaults).
+  static std::atomic<double> cache[16] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    cudaGetLastError();
+    return 0.0;
+  }
+  if (dev >= 0 && dev < 16) {
+    const double c = cache[dev].load(std::memory_order_relaxed);
+    if (c > 0.0) return c;
+  }
+  int khz = 0, bits = 0;
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
+    cudaGetLastError();
+    return 0.0;
+  }
+  // double data rate: 2 transfers per memory clock, bits / 8 bytes each
+  const double gbs = 2.0 * khz * 1e3 * (bits / 8.0) / 1e9 / device_sm_count();
+  if (dev >= 0 && dev < 16) cache[dev].store(gbs, std::memory_order_relaxed);
+  return gbs;
+}
+
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {
     cudaGetLastError();
