@@ -50,7 +50,9 @@ constexpr int kCsTilesPerCta = 1;
 // the copy, 1 / 2 / 4 tiles): colwise source dense_colwise 0.881 / 0.989 /
 // 0.975, 0.872 / 0.941 / 0.898; source tcgen05 0.857 / 0.981 / 0.974;
 // transposed 0.874 / 0.913 / 0.729, 0.873 / 0.931 / 0.900; fused 0.850 /
-// 0.942 / 0.917, 0.840 / 0.915 / 0.884. (On the H100, 2 was not measured.)
+// 0.942 / 0.917, 0.840 / 0.915 / 0.884 (on the H100, 2 was not measured);
+// only where tiles / 2 CTAs still fill every SM's kCsCtasPerSm slots: at
+// 128x7168 (112 tiles) 2 per CTA took 6.6-6.8 us against 6.0-6.3 (call 5).
 constexpr int kCsTilesPerCtaFastMem = 2;
 constexpr double kCsFastMemGbsPerSm = 30.0;
 // Store policies (block_quant.cuh kSt*) of the 8-bit codes, as one template

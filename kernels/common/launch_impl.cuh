@@ -357,13 +357,14 @@ void launch_family(const QuantLaunch& q, float inv_max, cudaStream_t s) {
   } else if (col_stream_ok<In, Q>(q, c8)) {
     if constexpr (sizeof(In) == 2 && Q::V == 32) {
       // kCsTilesPerCta tiles per CTA, kCsTilesPerCtaFastMem where the DRAM is
-      // fast for the SM count (mxk::set_work_split forces n: each tile after
-      // the first loads while the one before converts)
+      // fast for the SM count and the CTAs still fill every SM's
+      // kCsCtasPerSm slots (128x7168: 112 tiles, one per CTA) (mxk::set_work_split
+      // forces n: each tile after the first loads while the one before converts)
       const std::int64_t tiles = q.batch * (q.M / dev::kCsRows) * (q.K / dev::kCsCols);
       const int forced = g_work_split.load();
-      const int per_cta = forced > 0 ? forced
-                          : device_dram_gbs_per_sm() >= dev::kCsFastMemGbsPerSm ? dev::kCsTilesPerCtaFastMem
-                                                                                : dev::kCsTilesPerCta;
+      const bool fast_mem = device_dram_gbs_per_sm() >= dev::kCsFastMemGbsPerSm &&
+                            tiles >= std::int64_t{dev::kCsTilesPerCtaFastMem} * dev::kCsCtasPerSm * device_sm_count();
+      const int per_cta = forced > 0 ? forced : fast_mem ? dev::kCsTilesPerCtaFastMem : dev::kCsTilesPerCta;
       const int grid = grid_for(tiles, per_cta);
       if (q.do_row) {
         dev::k_colstream<In, Q, true><<<grid, dev::kCsThreads, 0, s>>>(x, p);
