@@ -3,6 +3,7 @@
 // zeroes the padding of tcgen05 scale buffers (C7: padding is 0x00).
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <string>
 
 #include "common/launch.hpp"
@@ -15,50 +16,51 @@ namespace mxk::detail {
 std::atomic<int> g_work_split{0};
 std::atomic<int> g_tile_rows{0};
 
-int device_sm_count() {
-  // A performance heuristic only (never changes the bytes): cached per device.
-  static std::atomic<int> cache[16] = {};
+namespace {
+// What `query(dev, v)` gives for the current device, cached per device (the
+// device facts below are performance heuristics only: they never change the
+// bytes); `fallback` where the device or the query fails or gives v <= 0.
+template <class T, class Query>
+T per_device(std::atomic<T> (&cache)[16], T fallback, Query query) {
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) {
     cudaGetLastError();
-    return 132;
+    return fallback;
   }
-  if (dev >= 0 && dev < 16) {
-    const int c = cache[dev].load(std::memory_order_relaxed);
+  const bool cached = dev >= 0 && dev < 16;
+  if (cached) {
+    const T c = cache[dev].load(std::memory_order_relaxed);
     if (c > 0) return c;
   }
-  int n = 0;
-  if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n <= 0) {
+  T v{};
+  if (!query(dev, v) || !(v > 0)) {
     cudaGetLastError();
-    return 132;
+    return fallback;
   }
-  if (dev >= 0 && dev < 16) cache[dev].store(n, std::memory_order_relaxed);
-  return n;
+  if (cached) cache[dev].store(v, std::memory_order_relaxed);
+  return v;
+}
+}  // namespace
+
+int device_sm_count() {
+  static std::atomic<int> cache[16] = {};
+  return per_device(cache, 132, [](int dev, int& n) {
+    return cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess;
+  });
 }
 
-double device_dram_gbs_per_sm() {
-  // A performance heuristic only (never changes the bytes): cached per device;
-  // 0 where a query fails (the callers then keep their defaults).
+double device_dram_gbs_per_sm() {  // 0 where a query fails: the callers then keep their defaults
   static std::atomic<double> cache[16] = {};
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) {
-    cudaGetLastError();
-    return 0.0;
-  }
-  if (dev >= 0 && dev < 16) {
-    const double c = cache[dev].load(std::memory_order_relaxed);
-    if (c > 0.0) return c;
-  }
-  int khz = 0, bits = 0;
-  if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
-    cudaGetLastError();
-    return 0.0;
-  }
-  // double data rate: 2 transfers per memory clock, bits / 8 bytes each
-  const double gbs = 2.0 * khz * 1e3 * (bits / 8.0) / 1e9 / device_sm_count();
-  if (dev >= 0 && dev < 16) cache[dev].store(gbs, std::memory_order_relaxed);
-  return gbs;
+  return per_device(cache, 0.0, [](int dev, double& gbs) {
+    int khz = 0, bits = 0;
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess) {
+      return false;
+    }
+    // double data rate: 2 transfers per memory clock, bits / 8 bytes each
+    gbs = 2.0 * khz * 1e3 * (bits / 8.0) / 1e9 / device_sm_count();
+    return true;
+  });
 }
 
 void check(cudaError_t e, const char* what) {
