@@ -189,15 +189,9 @@ int bench_main(const std::vector<std::string>& args) {
     if (!csv) throw mx::Error("bench: cannot write '" + out + "'");
     std::fprintf(csv, "device,M,K,case,median_us,bytes,GBps,ratio_to_copy,target\n");
   }
-  int mem_khz = 0, mem_bits = 0;  // peak DRAM GB/s (the colwise kernel's tiles per CTA depend on it per SM)
-  if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&mem_bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess) {
-    cudaGetLastError();
-    mem_khz = mem_bits = 0;
-  }
-  const double mem_gbs = 2.0 * mem_khz * 1e3 * (mem_bits / 8.0) / 1e9;
+  const double dram_sm = detail::device_dram_gbs_per_sm();  // the colwise kernel's tiles per CTA depend on it
   std::printf("device: %s (%d SMs, L2 %.0f MB, peak DRAM %.0f GB/s = %.1f per SM)\n", prop.name,
-              prop.multiProcessorCount, l2 / 1e6, mem_gbs, mem_gbs / prop.multiProcessorCount);
+              prop.multiProcessorCount, l2 / 1e6, dram_sm * prop.multiProcessorCount, dram_sm);
   std::printf("%-11s %-44s %10s %9s %7s %7s\n", "size", "case", "median_us", "GB/s", "ratio", "target");
 
   for (const auto& [M, K] : sizes) {

@@ -57,9 +57,13 @@ struct RowOut {
   int64_t sbase;  // the row's first scale byte
   bool tc;        // tcgen05 scale layout
   // scale offset of (row, kb) = sbase + (tcgen05 ? (kb/4)*512 + kb%4 : kb)  (C7)
+  template <class K>
+  __device__ __forceinline__ int64_t soff(K kb) const {
+    return sbase + static_cast<int64_t>(tc ? ((kb >> 2) * 512 + (kb & 3)) : kb);
+  }
   template <int S = kStWb>  // store policy (block_quant.cuh; kStWb: the plain byte store)
   __device__ __forceinline__ void scale(int64_t kb, uint32_t sc, const Params& p) const {
-    st1<S>(p.row.scales + sbase + (tc ? ((kb >> 2) * 512 + (kb & 3)) : kb), sc);
+    st1<S>(p.row.scales + soff(kb), sc);
   }
 };
 
@@ -99,7 +103,7 @@ __device__ __forceinline__ ChunkOut chunk_out(const RowOut& o, const Params& p, 
   const uint64_t kb = static_cast<uint64_t>(c0) / Q::V + static_cast<uint32_t>(lane / T);
   ChunkOut co;
   co.codes = o.dr + ((c0 >> 3) + lane) * Q::BITS;
-  co.scale = p.row.scales + o.sbase + static_cast<int64_t>(o.tc ? ((kb >> 2) * 512 + (kb & 3)) : kb);
+  co.scale = p.row.scales + o.soff(kb);
   co.sstep = o.tc ? KPU / 4 * 512 : KPU;
   return co;
 }
