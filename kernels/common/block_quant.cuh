@@ -292,11 +292,14 @@ struct MxQ {
   static constexpr int SHIFT8 = (F == kE2M1) ? 2 : 0;  // container8 placement (C6)
   struct State {};
   __device__ __forceinline__ static State prepare(const Params&) { return {}; }
-  // The ue8m0 scale code of the lane's block (C3), and whether the block
-  // holds a NaN/Inf (nf).
+  // The ue8m0 scale code of the lane's block (C3), and in nfm the mask
+  // OR-ed into the stored scale byte: 0xFF for a block holding a NaN/Inf
+  // (unless nonfinite_block_ignore), else 0.
   // am: the lane's |x| max as fp32 bits (amax8), or ~0u to compute it here.
-  __device__ __forceinline__ static uint32_t scale(const uint32_t (&v)[8], int n, const Params& p, uint32_t& nf,
-                                                   uint32_t am = ~0u) {
+  // raw: where not null, the lane's raw words, whose NaN elements the rare
+  // non-finite path turns into +Inf (kE2m1Bf16NanFix).
+  __device__ __forceinline__ static uint32_t scale(const uint32_t (&v)[8], int n, const Params& p, uint32_t& nfm,
+                                                   uint32_t am = ~0u, uint4* raw = nullptr) {
     // amax over all present elements; a NaN/Inf shows up as am >= 0x7F800000
     // and (rarely) sends the warp through the finite-only recomputation (C3).
     // (absent elements i >= n are zero bits in v: they never raise amax)
@@ -305,9 +308,9 @@ struct MxQ {
 #pragma unroll
       for (int i = 0; i < 8; ++i) am = max(am, v[i] & 0x7FFFFFFFu);
     }
-    nf = 0;
+    nfm = 0;
     if (__any_sync(0xFFFFFFFFu, am >= 0x7F800000u)) {  // rare: some block of the warp is non-finite
-      nf = am >= 0x7F800000u ? 1u : 0u;
+      uint32_t nf = am >= 0x7F800000u ? 1u : 0u;
       am = 0;
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
@@ -316,6 +319,8 @@ struct MxQ {
       }
       nf |= __shfl_xor_sync(0xFFFFFFFFu, nf, 1);
       nf |= __shfl_xor_sync(0xFFFFFFFFu, nf, 2);
+      nfm = (nf && !p.nfb_ignore) ? 0xFFu : 0u;
+      if (raw != nullptr) *raw = bf16x8_nan_to_inf(*raw);
     }
     am = max(am, __shfl_xor_sync(0xFFFFFFFFu, am, 1));
     am = max(am, __shfl_xor_sync(0xFFFFFFFFu, am, 2));
@@ -325,24 +330,25 @@ struct MxQ {
   template <bool NARROW>
   __device__ __forceinline__ static uint32_t block(const uint32_t (&v)[8], int n, const Params& p, const State&,
                                                    uint32_t (&codes)[8]) {
-    uint32_t nf;
-    const uint32_t code = scale(v, n, p, nf);
+    uint32_t nfm;
+    const uint32_t code = scale(v, n, p, nfm);
     encode8<F, HW, NARROW>(v, static_cast<int>(code) - 127, codes);
     if (n < 8) {
 #pragma unroll
       for (int i = 0; i < 8; ++i) if (i >= n) codes[i] = 0;
     }
-    return (nf && !p.nfb_ignore) ? 0xFFu : code;
+    return code | nfm;
   }
   // A full group (n == 8) and its raw 16-byte word(s), codes packed per C6
   // (packed layout): see amax8, encode8_packed.
   template <class In>
   __device__ __forceinline__ static uint32_t block_packed(const uint32_t (&v)[8], const uint4* raw, const Params& p,
                                                           const State&, uint32_t (&w)[2]) {
-    uint32_t nf;
-    const uint32_t code = scale(v, 8, p, nf, amax8<In>(raw, v));
-    encode8_packed<F, HW, In>(v, static_cast<int>(code) - 127, w, raw);
-    return (nf && !p.nfb_ignore) ? 0xFFu : code;
+    uint32_t nfm;
+    uint4 r = *raw;
+    const uint32_t code = scale(v, 8, p, nfm, amax8<In>(raw, v), kE2m1Bf16NanFix<F, In> ? &r : nullptr);
+    encode8_packed<F, HW, In>(v, static_cast<int>(code) - 127, w, &r);
+    return code | nfm;
   }
 };
 

@@ -210,36 +210,74 @@ __device__ __forceinline__ float round_odd11(float y) {
   return __uint_as_float((a | ((a & 0x1FFFu) + 0x1FFFu)) & ~0x1FFFu);
 }
 
-// The same for two bf16 inputs u (raw pair) scaled in bf16: y = u * s2 with
-// s2 = 2^-se in both lanes (exact unless |y| < 2^-126: a signed zero or a
-// tiny value, code 0 either way), M = 64, 128, 256 (ulp 0.5, 1, 2 in bf16).
-// Fewer ALU-pipe instructions than the f16 form (run 20: the rowwise
-// kernels are ALU-bound on sm_90): min.NaN against +Inf turns a NaN lane
-// into the canonical NaN 0x7FFF (sign clear, so NaN -> +max) and keeps every
-// other lane; M comes from the clamped |y| times 64 (an FMA-pipe multiply,
-// exact: the exponent + 6) with the mantissa masked off; the code is
-// S - M + t + sign with t = 0, 2, 4 = (M >> 6) - 0x10A per lane (M's low 6
-// bits are zero, so lane 1 leaks nothing into lane 0 through the shift,
-// and every lane's sum is in [0, 15]: no carry or borrow crosses lanes).
-// Checked on every bf16 value of y, and packed pairs, by e2m1_grid_check.py
-// (a host model, the CTest mx_e2m1_grid_check); the device bytes by the gate.
+// 2^26 in constant memory: mad.hi.u32(x, kShr6Mul, y) = (x >> 6) + y. The
+// compiler cannot see a __constant__ value (the host may overwrite it), so
+// this stays one IMAD.HI on the FMA pipe instead of a shift-add on the ALU
+// pipe, which the rowwise kernels run out of on sm_90 (bench/results/README.md
+// "run 20"; the constant is never written).
+static __constant__ uint32_t kShr6Mul = 1u << 26;
+__device__ __forceinline__ uint32_t shr6_add(uint32_t x, uint32_t y) {
+  uint32_t d;
+  asm("mad.hi.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(kShr6Mul), "r"(y));
+  return d;
+}
+
+// The e2m1 magnitude and sign of two bf16 inputs u (raw pair) scaled in
+// bf16: y = u * s2 with s2 = 2^-se in both lanes (exact unless |y| < 2^-126:
+// a signed zero or a tiny value, code 0 either way). No NaN may reach it:
+// the callers turn NaN inputs into +Inf on their non-finite path
+// (bf16x2_nan_to_inf; C2: NaN -> +max, as +Inf). Every step keeps the sign
+// of y (the xorsign.abs forms of min / max against a positive bound):
+//  - Y = sign * min(|y|, 6);
+//  - M = sign * max(2^(e+6), 64) from the exponent field e of Y (Y with its
+//    mantissa masked off, times 64: exact): 64, 128, 256, whose bf16 ulp
+//    (0.5, 1, 2) is the e2m1 grid step of |Y|'s binade;
+//  - S = Y + M rounds |Y| RNE onto that grid (M's mantissa is even, so ties
+//    go to the even code), and bits(S) - bits(M) counts its steps (the sign
+//    bits cancel);
+//  - the code is that count plus t = 0, 2, 4 = (bits(M) >> 6) - 0x10A, and
+//    the same shift brings the sign bit 15 to bit 9.
+// Per lane the result is magnitude code (bits 0..2) + 512 * sign, in
+// [0, 0x207]: no carry or borrow crosses the lanes (M's low 6 bits are zero,
+// so lane 1 leaks nothing into lane 0 through the shift). 4 ALU-pipe
+// instructions a pair (run 20's form had 10; the kernels are ALU-bound on
+// sm_90). pack_e2m1_bf16 moves the sign bits into place. Checked on every
+// bf16 value of y and on groups of 8 by e2m1_grid_check.py (a host model,
+// the CTest mx_e2m1_grid_check); the device bytes by the gate.
 __device__ __forceinline__ uint32_t e2m1x2_bf16(uint32_t u, uint32_t s2) {
-  uint32_t P, Z, Y, Yc, M, S;
+  uint32_t P, Y, T, M, S;
   asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(P) : "r"(u), "r"(s2));
-  asm("min.NaN.bf16x2 %0, %1, %2;" : "=r"(Z) : "r"(P), "r"(0x7F807F80u));         // NaN -> 0x7FFF, else P
-  asm("min.bf16x2 %0, %1, %2;" : "=r"(Y) : "r"(Z & 0x7FFF7FFFu), "r"(0x40C040C0u));  // min(|y|, 6); NaN -> 6
-  asm("max.bf16x2 %0, %1, %2;" : "=r"(Yc) : "r"(Y), "r"(0x3F803F80u));             // clamp to [1, 4]:
-  asm("min.bf16x2 %0, %1, %2;" : "=r"(Yc) : "r"(Yc), "r"(0x40804080u));            //   its binade picks M
-  asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(M) : "r"(Yc), "r"(0x42804280u));           // * 64
-  M &= 0x7F807F80u;                                                                  // 64, 128, 256
+  asm("min.xorsign.abs.bf16x2 %0, %1, %2;" : "=r"(Y) : "r"(P), "r"(0x40C040C0u));            // sign * min(|y|, 6)
+  asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(T) : "r"(Y & 0xFF80FF80u), "r"(0x42804280u));       // sign * 2^(e+6)
+  asm("max.xorsign.abs.bf16x2 %0, %1, %2;" : "=r"(M) : "r"(T), "r"(0x42804280u));            // at least 64
   asm("add.rn.bf16x2 %0, %1, %2;" : "=r"(S) : "r"(Y), "r"(M));
-  return S + (M >> 6) - M - 0x010A010Au + ((Z & 0x80008000u) >> 12);  // sign -> bit 3
+  return shr6_add(M, S - M - 0x010A010Au);
 }
-// 2^-se (se in [-127, 127]) as bf16 in both halves (2^-127 is subnormal):
-// one multiply builds both halves' exponent fields.
-__device__ __forceinline__ uint32_t pow2_neg_bf16x2(int se) {
-  return se <= 126 ? static_cast<uint32_t>(127 - se) * 0x00800080u : 0x00400040u;
+// The 8 codes of a group from e2m1x2_bf16 on its pairs (0,2), (1,3) (e02,
+// e13) and (4,6), (5,7) (e46, e57), packed per C6: lo = e02 + 16 e13 holds
+// byte 0 (codes 0, 1) in bits 0..7 and byte 1 (codes 2, 3) in bits 16..23,
+// their signs in bits 9, 13, 25, 29; bytes 1 and 3 of lo and hi (only those
+// sign bits) shifted by 2 put each sign on bit 3 of its nibble.
+__device__ __forceinline__ uint32_t pack_e2m1_bf16(uint32_t e02, uint32_t e13, uint32_t e46, uint32_t e57) {
+  const uint32_t lo = e02 + (e13 << 4), hi = e46 + (e57 << 4);
+  return __byte_perm(lo, hi, 0x6420) | ((__byte_perm(lo, hi, 0x7531) << 2) & 0x88888888u);
 }
+// NaN -> +Inf in both bf16 lanes, every other value unchanged (min without
+// .NaN returns the other operand): the input of e2m1x2_bf16 on the rare
+// non-finite path.
+__device__ __forceinline__ uint32_t bf16x2_nan_to_inf(uint32_t w) {
+  uint32_t d;
+  asm("min.bf16x2 %0, %1, %2;" : "=r"(d) : "r"(w), "r"(0x7F807F80u));
+  return d;
+}
+__device__ __forceinline__ uint4 bf16x8_nan_to_inf(uint4 w) {
+  return make_uint4(bf16x2_nan_to_inf(w.x), bf16x2_nan_to_inf(w.y), bf16x2_nan_to_inf(w.z), bf16x2_nan_to_inf(w.w));
+}
+// 2^-se as bf16 in both halves, for se <= 126: one multiply builds both
+// halves' exponent fields. That bound holds for e2m1 blocks of 16-bit
+// inputs under every rule (C3): |amax| < 2^128, so floor(log2 amax) <= 127
+// and the scale exponent is at most 127 + 1 - emax(e2m1) = 126.
+__device__ __forceinline__ uint32_t pow2_neg_bf16x2(int se) { return static_cast<uint32_t>(127 - se) * 0x00800080u; }
 
 // Encode 8 values of one thread (same block scale). codes[i] in low bits.
 // HW selects the fast path where it exists and matches the contract:
@@ -408,6 +446,13 @@ __device__ __forceinline__ void pack8(const uint32_t (&c)[8], uint32_t (&w)[2]) 
     w[1] = 0;
   }
 }
+// Whether a full group's raw words must hold no NaN before encode8_packed
+// (the e2m1 form from bf16 words, e2m1x2_bf16): the block quantizers turn
+// NaN into +Inf (bf16x8_nan_to_inf) on their rare non-finite path, which
+// every block holding a NaN takes. Same codes in every path (C2: NaN and
+// +Inf both give +max); the scale comes from the finite elements either way.
+template <int F, class In>
+constexpr bool kE2m1Bf16NanFix = F == kE2M1 && std::is_same_v<In, __nv_bfloat16>;
 // In: the input type (bf16 e2m1 works on the raw words, raw[0]: elements
 // 0..7 as 4 bf16 pairs; NARROW: at most 11 significant bits).
 template <int F, bool HW, class In>
@@ -441,12 +486,12 @@ __device__ __forceinline__ void encode8_packed(const uint32_t (&x)[8], int se, u
     w[1] = __byte_perm(d[2], d[3], 0x5410);
   } else if constexpr (e2m1_f16 && std::is_same_v<In, __nv_bfloat16>) {
     // as below, the pairs regrouped from the raw words by byte_perm
+    // (raw holds no NaN: kE2m1Bf16NanFix)
     const uint32_t s2 = pow2_neg_bf16x2(se);
-    const uint32_t lo = e2m1x2_bf16(__byte_perm(raw->x, raw->y, 0x5410), s2) +
-                        (e2m1x2_bf16(__byte_perm(raw->x, raw->y, 0x7632), s2) << 4);
-    const uint32_t hi = e2m1x2_bf16(__byte_perm(raw->z, raw->w, 0x5410), s2) +
-                        (e2m1x2_bf16(__byte_perm(raw->z, raw->w, 0x7632), s2) << 4);
-    w[0] = __byte_perm(lo, hi, 0x6420);
+    w[0] = pack_e2m1_bf16(e2m1x2_bf16(__byte_perm(raw->x, raw->y, 0x5410), s2),
+                          e2m1x2_bf16(__byte_perm(raw->x, raw->y, 0x7632), s2),
+                          e2m1x2_bf16(__byte_perm(raw->z, raw->w, 0x5410), s2),
+                          e2m1x2_bf16(__byte_perm(raw->z, raw->w, 0x7632), s2));
     w[1] = 0;
   } else if constexpr (e2m1_f16) {
     // pairs (0,2), (1,3), (4,6), (5,7): c02 + 16 * c13 holds byte 0 (codes

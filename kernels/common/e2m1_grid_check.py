@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """e2m1_grid_check.py - host model of the e2m1 fast paths in dev_convert.cuh
-(e2m1x2_f16, e2m1x2_bf16 single lane and packed, round_odd11), checked against an exact RNE +
+(e2m1x2_f16, e2m1x2_bf16 with pack_e2m1_bf16, round_odd11), checked against an exact RNE +
 saturate reference (SPEC C2 defaults: NaN -> +max 0x7, sign kept on zero):
 every f16 and every bf16 value of the scaled y, and fp32 values around every
 threshold through round_odd11. Run: /usr/bin/python3 kernels/common/e2m1_grid_check.py
@@ -68,23 +68,44 @@ def bmin_nan(a, b):  # min.NaN.bf16x2: a NaN operand gives the canonical NaN 0x7
     return 0x7FFF if np.isnan(fa) or np.isnan(fb) else (a if fa <= fb else b)
 
 
-def bf16_lane(p):  # e2m1x2_bf16, one lane; p = bf16 bits of y
-    z = bmin_nan(p, 0x7F80)
-    Y = bmin(z & 0x7FFF, 0x40C0)
-    yc = bmin(bmax(Y, 0x3F80), 0x4080)
-    m = rne_bf16(np.float32(bf(yc)) * np.float32(64.0)) & 0x7F80
-    s = rne_bf16(np.float32(bf(Y)) + np.float32(bf(m)))
-    return s + (m >> 6) - m - 0x10A + ((z & 0x8000) >> 12)
+def bxs(a, b, pick):  # {min,max}.xorsign.abs.bf16x2 (no NaN operand): |a| or |b|, sign a ^ b
+    assert not np.isnan(bf(a)) and not np.isnan(bf(b))
+    m = pick(a & 0x7FFF, b & 0x7FFF)
+    return m | ((a ^ b) & 0x8000)
 
 
-def bf16_pair(p0, p1):  # the same on a packed pair: 32-bit integer steps as on the device
-    z = [bmin_nan(p0, 0x7F80), bmin_nan(p1, 0x7F80)]
-    Y = [bmin(v & 0x7FFF, 0x40C0) for v in z]
-    m = [rne_bf16(np.float32(bf(bmin(bmax(v, 0x3F80), 0x4080))) * np.float32(64.0)) & 0x7F80 for v in Y]
-    s = [rne_bf16(np.float32(bf(Y[i])) + np.float32(bf(m[i]))) for i in (0, 1)]
-    Z, M, S = z[0] | z[1] << 16, m[0] | m[1] << 16, s[0] | s[1] << 16
-    r = (S + (M >> 6) - M - 0x010A010A + ((Z & 0x80008000) >> 12)) & 0xFFFFFFFF
-    return r & 0xFFFF, r >> 16
+def bmul(a, b):  # mul.rn.bf16x2 of bf16 values (the fp32 product is exact)
+    return rne_bf16(np.float32(bf(a)) * np.float32(bf(b)))
+
+
+def nan_to_inf(p):  # min.bf16x2(p, +Inf): NaN -> +Inf, every other value unchanged
+    return bmin(p, 0x7F80)
+
+
+def bf16_lanes(ps):  # e2m1x2_bf16 on the lanes ps (bf16 bits of y, NaN already +Inf): 32-bit steps as on the device
+    Y = [bxs(p, 0x40C0, bmin) for p in ps]
+    T = [bmul(y & 0xFF80, 0x4280) for y in Y]
+    M = [bxs(t, 0x4280, bmax) for t in T]
+    S = [rne_bf16(np.float32(bf(Y[i])) + np.float32(bf(M[i]))) for i in range(2)]
+    Mw, Sw = M[0] | M[1] << 16, S[0] | S[1] << 16
+    return ((Sw - Mw - 0x010A010A) + (Mw >> 6)) & 0xFFFFFFFF  # the last add: mad.hi.u32(M, 2^26, ..)
+
+
+def bf16_lane(p):  # one lane as a 4-bit code (the sign moved from bit 9 to bit 3 as pack_e2m1_bf16 does)
+    e = bf16_lanes([nan_to_inf(p), 0]) & 0xFFFF
+    assert e & ~0x207 == 0, hex(e)
+    return (e & 7) | ((e >> 6) & 8)
+
+
+def bf16_group(ps):  # 8 elements: encode8_packed's pairs (0,2), (1,3), (4,6), (5,7) and pack_e2m1_bf16
+    q = [nan_to_inf(p) for p in ps]
+    e = [bf16_lanes([q[a], q[b]]) for a, b in ((0, 2), (1, 3), (4, 6), (5, 7))]
+    lo, hi = (e[0] + (e[1] << 4)) & 0xFFFFFFFF, (e[2] + (e[3] << 4)) & 0xFFFFFFFF
+    b = [(lo >> 8 * i) & 0xFF for i in range(4)] + [(hi >> 8 * i) & 0xFF for i in range(4)]
+    w = b[0] | b[2] << 8 | b[4] << 16 | b[6] << 24  # byte_perm(lo, hi, 0x6420)
+    s = b[1] | b[3] << 8 | b[5] << 16 | b[7] << 24  # byte_perm(lo, hi, 0x7531)
+    w |= (s << 2) & 0x88888888
+    return [(w >> 4 * i) & 0xF for i in range(8)]
 
 
 def ro11(y):
@@ -104,13 +125,20 @@ def main():
         bad2 += ref(y) != f16_lane(y)
         bad2 += ref(y) != bf16_lane(b)
     print("bf16: every value, both paths, mismatches:", bad2)
-    # the packed form: every bf16 value in lane 0 beside special / boundary values in lane 1, and random pairs
-    sp = [0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x40C0, 0xC0E0, 0x3E80, 0x3F40, 0x0001, 0x4120, 0xBF40]
+    # the packed form (8 elements, 32-bit steps): every bf16 value in each position beside special /
+    # boundary values and random values in the others, and random groups
+    sp = [0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x40C0, 0xC0E0, 0x3E80, 0x3F40, 0x0001, 0x4120, 0xBF40,
+          0x4080, 0xC0A0, 0x3FC0, 0x8001, 0x7F7F, 0xFF7F]
     rng = np.random.default_rng(2)
-    pairs = [(b, q) for b in range(65536) for q in (sp[b % len(sp)], (b * 40503) & 0xFFFF)]
-    pairs += [(int(a), int(c)) for a, c in rng.integers(0, 65536, size=(50000, 2))]
-    bad2 += sum((ref(bf(a)), ref(bf(c))) != bf16_pair(a, c) for a, c in pairs)
-    print("bf16: packed pairs, mismatches:", bad2, "of", len(pairs))
+    groups = []
+    for b in range(65536):
+        g = [sp[(b + 3 * i) % len(sp)] if i % 2 else (b * (40503 + 2 * i)) & 0xFFFF for i in range(8)]
+        g[b % 8] = b
+        groups.append(g)
+    groups += [[int(a) for a in r] for r in rng.integers(0, 65536, size=(20000, 8))]
+    badg = sum([ref(bf(a)) for a in g] != bf16_group(g) for g in groups)
+    bad2 += badg
+    print("bf16: packed groups of 8, mismatches:", badg, "of", len(groups))
     cands = []
     for t in [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5, 6, 0.5, 1, 1.5, 2, 3, 4, 7, 8, 1e-5, 65504, 65520, 7e4]:
         tb = int(np.float32(t).view(np.uint32))
