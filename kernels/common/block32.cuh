@@ -50,7 +50,7 @@ __device__ __forceinline__ uint32_t amax32(const uint4 (&r)[4]) {
 // byte written out (0xFF for a block holding a NaN/Inf unless
 // nonfinite_block_ignore). A non-finite block (rare) recomputes the amax
 // over its finite elements, as MxQ::scale does.
-// (kE2m1Bf16NanFix: that path also turns the NaN elements of r into +Inf.)
+// (kBf16NanFix: that path also turns the NaN elements of r into +Inf.)
 template <class In, class Q>
 __device__ __forceinline__ uint32_t scale32(uint4 (&r)[4], const Params& p, uint32_t& stored) {
   constexpr int F = MxTraits<Q>::kF;
@@ -68,7 +68,7 @@ __device__ __forceinline__ uint32_t scale32(uint4 (&r)[4], const Params& p, uint
         const uint32_t a = v[i] & 0x7FFFFFFFu;
         if (a < 0x7F800000u) am = max(am, a);
       }
-      if constexpr (kE2m1Bf16NanFix<F, In>) r[g] = bf16x8_nan_to_inf(r[g]);
+      if constexpr (kBf16NanFix<F, In>) r[g] = bf16x8_nan_to_inf(r[g]);
     }
   }
   const uint32_t code = scale_code<F>(am, p.rule, p.inv_max);

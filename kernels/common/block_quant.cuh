@@ -297,7 +297,7 @@ struct MxQ {
   // (unless nonfinite_block_ignore), else 0.
   // am: the lane's |x| max as fp32 bits (amax8), or ~0u to compute it here.
   // raw: where not null, the lane's raw words, whose NaN elements the rare
-  // non-finite path turns into +Inf (kE2m1Bf16NanFix).
+  // non-finite path turns into +Inf (kBf16NanFix).
   __device__ __forceinline__ static uint32_t scale(const uint32_t (&v)[8], int n, const Params& p, uint32_t& nfm,
                                                    uint32_t am = ~0u, uint4* raw = nullptr) {
     // amax over all present elements; a NaN/Inf shows up as am >= 0x7F800000
@@ -312,9 +312,15 @@ struct MxQ {
     if (__any_sync(0xFFFFFFFFu, am >= 0x7F800000u)) {  // rare: some block of the warp is non-finite
       uint32_t nf = am >= 0x7F800000u ? 1u : 0u;
       am = 0;
+      // with raw (bf16 words, n == 8) the values are widened here, so that
+      // the common path does not widen at all (e2m1x2_bf16 reads the words)
+      uint32_t u[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) u[i] = v[i];
+      if (raw != nullptr) widen8<__nv_bfloat16>(raw, u);
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
-        const uint32_t a = v[i] & 0x7FFFFFFFu;
+        const uint32_t a = u[i] & 0x7FFFFFFFu;
         if (i < n && a < 0x7F800000u) am = max(am, a);
       }
       nf |= __shfl_xor_sync(0xFFFFFFFFu, nf, 1);
@@ -346,7 +352,7 @@ struct MxQ {
                                                           const State&, uint32_t (&w)[2]) {
     uint32_t nfm;
     uint4 r = *raw;
-    const uint32_t code = scale(v, 8, p, nfm, amax8<In>(raw, v), kE2m1Bf16NanFix<F, In> ? &r : nullptr);
+    const uint32_t code = scale(v, 8, p, nfm, amax8<In>(raw, v), kBf16NanFix<F, In> ? &r : nullptr);
     encode8_packed<F, HW, In>(v, static_cast<int>(code) - 127, w, &r);
     return code | nfm;
   }

@@ -447,12 +447,64 @@ __device__ __forceinline__ void pack8(const uint32_t (&c)[8], uint32_t (&w)[2]) 
   }
 }
 // Whether a full group's raw words must hold no NaN before encode8_packed
-// (the e2m1 form from bf16 words, e2m1x2_bf16): the block quantizers turn
-// NaN into +Inf (bf16x8_nan_to_inf) on their rare non-finite path, which
-// every block holding a NaN takes. Same codes in every path (C2: NaN and
-// +Inf both give +max); the scale comes from the finite elements either way.
+// (the e2m1 and fp6 forms from bf16 words, e2m1x2_bf16 and fp6x8_bf16): the
+// block quantizers turn NaN into +Inf (bf16x8_nan_to_inf) on their rare
+// non-finite path, which every block holding a NaN takes. Same codes in
+// every path (C2: NaN and +Inf both give +max); the scale comes from the
+// finite elements either way.
 template <int F, class In>
-constexpr bool kE2m1Bf16NanFix = F == kE2M1 && std::is_same_v<In, __nv_bfloat16>;
+constexpr bool kBf16NanFix = (F == kE2M1 || F == kE3M2 || F == kE2M3) && std::is_same_v<In, __nv_bfloat16>;
+
+// fp6 codes of 8 bf16 inputs (raw words, no NaN: kBf16NanFix) scaled by
+// 2^-se (se <= 126, as pow2_neg_bf16x2), packed per C6 (6 bytes: w[0] and
+// the low half of w[1]), through the fp8 cvt as encode8 does (e3m2 is
+// e5m2 scaled by 2^-12, e2m3 is e4m3 scaled by 2^-6), with fewer ALU-pipe
+// instructions (the rowwise kernels are ALU-bound on sm_90, run 20):
+//  - y = x * 2^-se * 2^-(12 or 6) in bf16 (exact unless |y| < 2^-126, far
+//    below half the smallest fp6 step: code 0 either way, sign kept), then
+//    min.xorsign.abs against the fp6 maximum (so scaled) saturates |y| and
+//    keeps its sign (+Inf -> +max; no NaN reaches it);
+//  - the widened pairs go through cvt.rn.satfinite.{e5m2,e4m3}x2.f32, the
+//    only rounding; the magnitude byte is at most 0x1F;
+//  - each fp8 byte s << 7 | m becomes the 6-bit code s << 5 | m at bit
+//    6 i of the stream by masks and shifts of 4 bytes at once.
+template <int F>
+__device__ __forceinline__ void fp6x8_bf16(const uint4& r, int se, uint32_t (&w)[2]) {
+  constexpr uint32_t kSub = F == kE3M2 ? 0x39803980u : 0x3C803C80u;  // 2^-12, 2^-6
+  constexpr uint32_t kMax = F == kE3M2 ? 0x3BE03BE0u : 0x3DF03DF0u;  // 28 * 2^-12, 7.5 * 2^-6 (code 0x1F)
+  const uint32_t s2 = pow2_neg_bf16x2(se);
+  const uint32_t u[4] = {r.x, r.y, r.z, r.w};
+  uint32_t y[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    uint32_t P;
+    asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(P) : "r"(u[j]), "r"(s2));
+    asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(P) : "r"(P), "r"(kSub));
+    asm("min.xorsign.abs.bf16x2 %0, %1, %2;" : "=r"(y[j]) : "r"(P), "r"(kMax));
+  }
+  uint32_t b[2];  // fp8 codes of elements 4h .. 4h + 3, one per byte
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const float a0 = __uint_as_float(y[2 * h] << 16), a1 = __uint_as_float(y[2 * h] & 0xFFFF0000u);
+    const float a2 = __uint_as_float(y[2 * h + 1] << 16), a3 = __uint_as_float(y[2 * h + 1] & 0xFFFF0000u);
+    if constexpr (F == kE3M2) {
+      asm("{ .reg .b16 t0, t1; cvt.rn.satfinite.e5m2x2.f32 t0, %1, %2; cvt.rn.satfinite.e5m2x2.f32 t1, %3, %4;"
+          " mov.b32 %0, {t0, t1}; }" : "=r"(b[h]) : "f"(a1), "f"(a0), "f"(a3), "f"(a2));
+    } else {
+      asm("{ .reg .b16 t0, t1; cvt.rn.satfinite.e4m3x2.f32 t0, %1, %2; cvt.rn.satfinite.e4m3x2.f32 t1, %3, %4;"
+          " mov.b32 %0, {t0, t1}; }" : "=r"(b[h]) : "f"(a1), "f"(a0), "f"(a3), "f"(a2));
+    }
+  }
+  // byte i = s_i << 7 | m_i (bits 5, 6 clear): m_0; s_0, m_1 >> 2; s_1, m_2 >> 4; s_2, m_3 >> 6; s_3 >> 8
+  uint32_t c[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const uint32_t x = b[h];
+    c[h] = (x & 0x1Fu) | ((x & 0x1F80u) >> 2) | ((x & 0x1F8000u) >> 4) | ((x & 0x1F800000u) >> 6) | ((x >> 8) & 0x800000u);
+  }
+  w[0] = c[0] | (c[1] << 24);
+  w[1] = c[1] >> 8;
+}
 // In: the input type (bf16 e2m1 works on the raw words, raw[0]: elements
 // 0..7 as 4 bf16 pairs; NARROW: at most 11 significant bits).
 template <int F, bool HW, class In>
@@ -462,12 +514,15 @@ __device__ __forceinline__ void encode8_packed(const uint32_t (&x)[8], int se, u
 #if MXK_NATIVE_CVT
   constexpr bool fp8_cvt = HW && fp8;
   constexpr bool e2m1_f16 = false;
+  constexpr bool fp6_bf16 = false;
 #elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 890)
   constexpr bool fp8_cvt = HW && fp8;
   constexpr bool e2m1_f16 = HW && F == kE2M1;
+  constexpr bool fp6_bf16 = HW && (F == kE3M2 || F == kE2M3) && std::is_same_v<In, __nv_bfloat16>;
 #else
   constexpr bool fp8_cvt = false;
   constexpr bool e2m1_f16 = false;
+  constexpr bool fp6_bf16 = false;
 #endif
   if constexpr (fp8_cvt) {
     const float m = exp2_neg(se);
@@ -486,13 +541,15 @@ __device__ __forceinline__ void encode8_packed(const uint32_t (&x)[8], int se, u
     w[1] = __byte_perm(d[2], d[3], 0x5410);
   } else if constexpr (e2m1_f16 && std::is_same_v<In, __nv_bfloat16>) {
     // as below, the pairs regrouped from the raw words by byte_perm
-    // (raw holds no NaN: kE2m1Bf16NanFix)
+    // (raw holds no NaN: kBf16NanFix)
     const uint32_t s2 = pow2_neg_bf16x2(se);
     w[0] = pack_e2m1_bf16(e2m1x2_bf16(__byte_perm(raw->x, raw->y, 0x5410), s2),
                           e2m1x2_bf16(__byte_perm(raw->x, raw->y, 0x7632), s2),
                           e2m1x2_bf16(__byte_perm(raw->z, raw->w, 0x5410), s2),
                           e2m1x2_bf16(__byte_perm(raw->z, raw->w, 0x7632), s2));
     w[1] = 0;
+  } else if constexpr (fp6_bf16) {
+    fp6x8_bf16<F>(*raw, se, w);
   } else if constexpr (e2m1_f16) {
     // pairs (0,2), (1,3), (4,6), (5,7): c02 + 16 * c13 holds byte 0 (codes
     // 0, 1) in bits 0..7 and byte 1 (codes 2, 3) in bits 16..23

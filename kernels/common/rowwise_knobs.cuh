@@ -130,10 +130,18 @@ constexpr int kStreamChunks = 2;
 // 4 x 1 65.02 / 275.97, 2 x 2 65.18 / 269.79, 2 x 3 65.38 / 267.71; MXFP8
 // dense 8 x 1 63.90 / 269.25, 2 x 2 65.73 / 275.84 (call 1 the same within
 // 0.2 us).
+// Run 21 (H200, h200-run21/call2/split.txt, after the fp6 / e2m1 encodes
+// of that run; 16384^2 / 8192x7168, ratio to the copy, chunks per warp 1,
+// 2, 3, 4): MXFP4 0.850 / 0.795, 0.900 / 0.828, 0.921 / 0.832, 0.925 /
+// 0.827; MXFP6 e3m2 0.881 / 0.847, 0.898 / 0.861, 0.915 / 0.862, 0.904 /
+// 0.836; e2m3 0.855 / 0.848, 0.880 / 0.861, 0.899 / 0.861, 0.900 / 0.835.
+// Each item costs ~130 instructions besides its groups (its row's
+// addresses, the walk), and a warp's set-up is shared by its items.
+constexpr int kStreamChunksSmall = 3;
 template <class Q>
 constexpr int kStreamWarpsQ = kRowStreamSmall<Q> ? 2 : kStreamWarps;
 template <class Q>
-constexpr int kStreamChunksQ = kRowStreamSmall<Q> ? 2 : kStreamChunks;
+constexpr int kStreamChunksQ = kRowStreamSmall<Q> ? kStreamChunksSmall : kStreamChunks;
 // k_rowstream's store policies (block_quant.cuh kSt*) for the 8-bit MX codes
 // (MXFP8, MXINT8; the formats of kStreamDenseMx) and their scale bytes,
 // as one template argument (st_pair); the other formats keep .cs codes and
