@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""e2m1_grid_check.py - host model of the e2m1 fast paths in dev_convert.cuh
+"""e2m1_grid_check.py - host model of the e2m1 fast paths in dev_convert.cuh and dev_convert_bf16.cuh
 (e2m1x2_f16, e2m1x2_bf16 with pack_e2m1_bf16, round_odd11), checked against an exact RNE +
 saturate reference (SPEC C2 defaults: NaN -> +max 0x7, sign kept on zero):
 every f16 and every bf16 value of the scaled y, and fp32 values around every
