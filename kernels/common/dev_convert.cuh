@@ -33,6 +33,13 @@ template <> struct Elem<kE2M3> { static constexpr int bits = 6, mb = 3, bias = 1
 template <> struct Elem<kE2M1> { static constexpr int bits = 4, mb = 1, bias = 1,  emaxe = 2,  is_int = 0; static constexpr unsigned maxc = 0x7,  nanc = 0x7;  };
 template <> struct Elem<kINT8> { static constexpr int bits = 8, mb = 7, bias = 6,  emaxe = 0,  is_int = 1; static constexpr unsigned maxc = 0x7F, nanc = 0x7F; };
 
+// The fp6 encodes that go through the fp8 cvt (C1: same mantissa bits, a
+// smaller bias): e3m2 is e5m2 scaled by 2^-12, e2m3 is e4m3 scaled by 2^-6,
+// the bias difference. encode8 (fp32 words) and fp6x8_bf16 (bf16 words) both.
+template <int F>
+constexpr int kFp6ViaFp8Shift = F == kE3M2 ? Elem<kE5M2>::bias - Elem<kE3M2>::bias : Elem<kE4M3>::bias - Elem<kE2M3>::bias;
+static_assert(kFp6ViaFp8Shift<kE3M2> == 12 && kFp6ViaFp8Shift<kE2M3> == 6);
+
 #if defined(__CUDA_ARCH__) && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_SPECIFIC__)) && \
     (__CUDA_ARCH__ >= 1000)
 #define MXK_NATIVE_CVT 1
@@ -312,7 +319,7 @@ __device__ __forceinline__ void encode8(const uint32_t (&x)[8], int se, uint32_t
   } else if constexpr (via_fp8) {
     // one multiply by 2^-(se + 12) (e3m2) or 2^-(se + 6) (e2m3): exact
     // unless the product is below 2^-126 (code 0 either way, sign kept)
-    const float m = pow2f(-se - (F == kE3M2 ? 12 : 6));
+    const float m = pow2f(-se - kFp6ViaFp8Shift<F>);
 #pragma unroll
     for (int i = 0; i < 8; i += 2) {
       const float a = __fmul_rn(__uint_as_float(x[i]), m);
@@ -418,14 +425,7 @@ __device__ __forceinline__ void encode8_packed(const uint32_t (&x)[8], int se, u
     w[0] = __byte_perm(d[0], d[1], 0x5410);
     w[1] = __byte_perm(d[2], d[3], 0x5410);
   } else if constexpr (e2m1_f16 && std::is_same_v<In, __nv_bfloat16>) {
-    // as below, the pairs regrouped from the raw words by byte_perm
-    // (raw holds no NaN: kBf16NanFix)
-    const uint32_t s2 = pow2_neg_bf16x2(se);
-    w[0] = pack_e2m1_bf16(e2m1x2_bf16(__byte_perm(raw->x, raw->y, 0x5410), s2),
-                          e2m1x2_bf16(__byte_perm(raw->x, raw->y, 0x7632), s2),
-                          e2m1x2_bf16(__byte_perm(raw->z, raw->w, 0x5410), s2),
-                          e2m1x2_bf16(__byte_perm(raw->z, raw->w, 0x7632), s2));
-    w[1] = 0;
+    e2m1x8_bf16(*raw, se, w);  // raw holds no NaN: kBf16NanFix
   } else if constexpr (fp6_bf16) {
     fp6x8_bf16<F>(*raw, se, w);
   } else if constexpr (e2m1_f16) {

@@ -74,10 +74,22 @@ __device__ __forceinline__ uint4 bf16x8_nan_to_inf(uint4 w) {
   return make_uint4(bf16x2_nan_to_inf(w.x), bf16x2_nan_to_inf(w.y), bf16x2_nan_to_inf(w.z), bf16x2_nan_to_inf(w.w));
 }
 // 2^-se as bf16 in both halves, for se <= 126: one multiply builds both
-// halves' exponent fields. That bound holds for e2m1 blocks of 16-bit
-// inputs under every rule (C3): |amax| < 2^128, so floor(log2 amax) <= 127
-// and the scale exponent is at most 127 + 1 - emax(e2m1) = 126.
+// halves' exponent fields. That bound holds for the e2m1 and fp6 blocks of
+// 16-bit inputs under every rule (C3): |amax| < 2^128, so floor(log2 amax)
+// <= 127 and the scale exponent is at most 127 + 1 - emax, with emax 2
+// (e2m1, e2m3) or 4 (e3m2): 126 or 124.
 __device__ __forceinline__ uint32_t pow2_neg_bf16x2(int se) { return static_cast<uint32_t>(127 - se) * 0x00800080u; }
+
+// e2m1 codes of 8 bf16 inputs (raw words, no NaN: kBf16NanFix) scaled by
+// 2^-se (se <= 126), packed per C6 in w[0] (w[1] = 0): the pairs (0,2),
+// (1,3), (4,6), (5,7) that pack_e2m1_bf16 takes, regrouped from the raw
+// words by byte_perm.
+__device__ __forceinline__ void e2m1x8_bf16(const uint4& r, int se, uint32_t (&w)[2]) {
+  const uint32_t s2 = pow2_neg_bf16x2(se);
+  w[0] = pack_e2m1_bf16(e2m1x2_bf16(__byte_perm(r.x, r.y, 0x5410), s2), e2m1x2_bf16(__byte_perm(r.x, r.y, 0x7632), s2),
+                        e2m1x2_bf16(__byte_perm(r.z, r.w, 0x5410), s2), e2m1x2_bf16(__byte_perm(r.z, r.w, 0x7632), s2));
+  w[1] = 0;
+}
 
 // Whether a full group's raw words must hold no NaN before encode8_packed
 // (the e2m1 and fp6 forms from bf16 words, e2m1x2_bf16 and fp6x8_bf16): the
@@ -91,8 +103,9 @@ constexpr bool kBf16NanFix = (F == kE2M1 || F == kE3M2 || F == kE2M3) && std::is
 // fp6 codes of 8 bf16 inputs (raw words, no NaN: kBf16NanFix) scaled by
 // 2^-se (se <= 126, as pow2_neg_bf16x2), packed per C6 (6 bytes: w[0] and
 // the low half of w[1]), through the fp8 cvt as encode8 does (e3m2 is
-// e5m2 scaled by 2^-12, e2m3 is e4m3 scaled by 2^-6), with fewer ALU-pipe
-// instructions (the rowwise kernels are ALU-bound on sm_90, run 20):
+// e5m2 scaled by 2^-12, e2m3 is e4m3 scaled by 2^-6: kFp6ViaFp8Shift),
+// with fewer ALU-pipe instructions (the rowwise kernels are ALU-bound on
+// sm_90, run 20):
 //  - y = x * 2^-se * 2^-(12 or 6) in bf16 (exact unless |y| < 2^-126, far
 //    below half the smallest fp6 step: code 0 either way, sign kept), then
 //    min.xorsign.abs against the fp6 maximum (so scaled) saturates |y| and
@@ -103,7 +116,8 @@ constexpr bool kBf16NanFix = (F == kE2M1 || F == kE3M2 || F == kE2M3) && std::is
 //    6 i of the stream by masks and shifts of 4 bytes at once.
 template <int F>
 __device__ __forceinline__ void fp6x8_bf16(const uint4& r, int se, uint32_t (&w)[2]) {
-  constexpr uint32_t kSub = F == kE3M2 ? 0x39803980u : 0x3C803C80u;  // 2^-12, 2^-6
+  constexpr uint32_t kSub = static_cast<uint32_t>(127 - kFp6ViaFp8Shift<F>) * 0x00800080u;  // 2^-12, 2^-6
+  static_assert(kSub == (F == kE3M2 ? 0x39803980u : 0x3C803C80u));
   constexpr uint32_t kMax = F == kE3M2 ? 0x3BE03BE0u : 0x3DF03DF0u;  // 28 * 2^-12, 7.5 * 2^-6 (code 0x1F)
   const uint32_t s2 = pow2_neg_bf16x2(se);
   const uint32_t u[4] = {r.x, r.y, r.z, r.w};

@@ -97,7 +97,7 @@ def bf16_lane(p):  # one lane as a 4-bit code (the sign moved from bit 9 to bit 
     return (e & 7) | ((e >> 6) & 8)
 
 
-def bf16_group(ps):  # 8 elements: encode8_packed's pairs (0,2), (1,3), (4,6), (5,7) and pack_e2m1_bf16
+def bf16_group(ps):  # 8 elements: e2m1x8_bf16's pairs (0,2), (1,3), (4,6), (5,7) and pack_e2m1_bf16
     q = [nan_to_inf(p) for p in ps]
     e = [bf16_lanes([q[a], q[b]]) for a, b in ((0, 2), (1, 3), (4, 6), (5, 7))]
     lo, hi = (e[0] + (e[1] << 4)) & 0xFFFFFFFF, (e[2] + (e[3] << 4)) & 0xFFFFFFFF
