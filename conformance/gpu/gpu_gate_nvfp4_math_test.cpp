@@ -5,7 +5,7 @@
 // several binades is quantized once: the torchao order's division-free
 // quotient for 16-bit inputs (checked exhaustively on the host by
 // kernels/nvfp4/nvfp4_math_check.cpp), the e2m1 encode of scaled fp32
-// values (e2m1x2_f16rz, kernels/nvfp4/e2m1_pack_check.cpp) and the ue4m3
+// values (e2m1x2_f32ro, kernels/nvfp4/e2m1_pack_check.cpp) and the ue4m3
 // conversions, in both orders; block maxima over 2^-13 .. 1 of the global
 // amax, so the TE order also gets subnormal and zero block scales; -0, NaN
 // of both signs and both signs of every value. Rowwise (the ring kernel for

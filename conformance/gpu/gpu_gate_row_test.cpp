@@ -112,7 +112,7 @@ struct ForceRowKernel {
 TEST(GpuGateRow, ForcedKernelsBytesEqualReference) {
   REQUIRE_GPU();
   std::uint64_t seed = 6600;
-  for (const char* name : {"mxfp8_e4m3", "mxint8", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "nvfp4"}) {
+  for (const char* name : {"mxfp8_e4m3", "mxint8", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "nvfp4", "nvfp4:torchao"}) {
     const mx::Recipe r = mx::parse_recipe(name);
     for (mx::InType t : {mx::InType::bf16, mx::InType::f32}) {
       for (const gate::Shape& s : {gate::Shape{1, 256, 2048}, gate::Shape{2, 130, 2050}}) {
@@ -312,8 +312,10 @@ TEST(GpuGateSanitizer, RowTile) {
 
 // The cp.async ring on dense scales, forced (MXFP6 and MXFP4 take it
 // automatically only above 2^27 elements since run 12; MXFP8 and MXINT8
-// take k_rowstream since run 11): f16 inputs, ragged chunks, a batch, and
-// the forced splits 1 and 4.
+// take k_rowstream since run 11; NVFP4 on dense scales k_rowstream): f16
+// inputs, ragged chunks, a batch, and the forced splits 1 and 4. NVFP4's
+// packed full chunks in the ring take row_pair16 (a lane per 16-element
+// block, other lanes' ring words).
 TEST(GpuGateRow, RingDenseBytesEqualReference) {
   REQUIRE_GPU();
   struct Reset {
@@ -321,7 +323,7 @@ TEST(GpuGateRow, RingDenseBytesEqualReference) {
   } reset;
   const ForceRowKernel ring(1);
   std::uint64_t seed = 6300;
-  for (const char* name : {"mxfp8_e5m2", "mxint8", "mxfp6_e2m3", "mxfp4:rceil"}) {
+  for (const char* name : {"mxfp8_e5m2", "mxint8", "mxfp6_e2m3", "mxfp4:rceil", "nvfp4", "nvfp4:torchao"}) {
     const mx::Recipe r = mx::parse_recipe(name);
     for (const gate::Shape& s : {gate::Shape{2, 130, 2050}, gate::Shape{1, 520, 8200}}) {
       const gate::Input in = gate::make_input(gate::Dist::special, mx::InType::f16, s.b, s.m, s.k, r.elem, seed++);
@@ -340,15 +342,15 @@ TEST(GpuGateRow, RingDenseBytesEqualReference) {
 }
 
 // compute-sanitizer subset: the ring, forced, on both rowwise layouts
-// (MXFP6, MXFP4: theirs above 2^27 elements since run 12), full and ragged
-// chunks.
+// (MXFP6, MXFP4: theirs above 2^27 elements since run 12; NVFP4: its
+// row_pair16 shares ring words between lanes), full and ragged chunks.
 TEST(GpuGateSanitizer, RowRing) {
   REQUIRE_GPU();
   struct Reset {
     ~Reset() { mxk::set_work_split(0); }
   } reset;
   const ForceRowKernel ring(1);
-  for (const char* name : {"mxfp6_e3m2", "mxfp4:rceil"}) {
+  for (const char* name : {"mxfp6_e3m2", "mxfp4:rceil", "nvfp4", "nvfp4:torchao"}) {
     const mx::Recipe r = mx::parse_recipe(name);
     for (mx::InType t : {mx::InType::bf16, mx::InType::f16}) {
       const gate::Input in = gate::make_input(gate::Dist::special, t, 2, 5, 9256, r.elem, 6400);

@@ -44,14 +44,20 @@ __device__ __forceinline__ uint32_t shr6_add(uint32_t x, uint32_t y) {
 // sm_90). pack_e2m1_bf16 moves the sign bits into place. Checked on every
 // bf16 value of y and on groups of 8 by e2m1_grid_check.py (a host model,
 // the CTest mx_e2m1_grid_check); the device bytes by the gate.
-__device__ __forceinline__ uint32_t e2m1x2_bf16(uint32_t u, uint32_t s2) {
-  uint32_t P, Y, T, M, S;
-  asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(P) : "r"(u), "r"(s2));
+// e2m1x2_bf16y takes y itself (two bf16 values, no NaN): NVFP4's scaled
+// fp32 values rounded to odd at bf16's 8 bits (dev_convert_nvfp4.cuh).
+__device__ __forceinline__ uint32_t e2m1x2_bf16y(uint32_t P) {
+  uint32_t Y, T, M, S;
   asm("min.xorsign.abs.bf16x2 %0, %1, %2;" : "=r"(Y) : "r"(P), "r"(0x40C040C0u));            // sign * min(|y|, 6)
   asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(T) : "r"(Y & 0xFF80FF80u), "r"(0x42804280u));       // sign * 2^(e+6)
   asm("max.xorsign.abs.bf16x2 %0, %1, %2;" : "=r"(M) : "r"(T), "r"(0x42804280u));            // at least 64
   asm("add.rn.bf16x2 %0, %1, %2;" : "=r"(S) : "r"(Y), "r"(M));
   return shr6_add(M, S - M - 0x010A010Au);
+}
+__device__ __forceinline__ uint32_t e2m1x2_bf16(uint32_t u, uint32_t s2) {
+  uint32_t P;
+  asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(P) : "r"(u), "r"(s2));
+  return e2m1x2_bf16y(P);
 }
 // The 8 codes of a group from e2m1x2_bf16 on its pairs (0,2), (1,3) (e02,
 // e13) and (4,6), (5,7) (e46, e57), packed per C6: lo = e02 + 16 e13 holds

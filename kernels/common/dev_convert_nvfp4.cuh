@@ -48,43 +48,37 @@ __device__ __forceinline__ float decode_ue4m3_fast(uint32_t c) {
   return decode_e4m3_mag(c);
 #endif
 }
-// e2m1 of two fp32 values y (bits; already scaled, any value) in fewer
-// instructions than round_odd11 + e2m1x2_f16, same codes (lane 0 in bits
-// 0..3, lane 1 in bits 16..19):
-//  - round to odd at 11 bits as two steps: bit 13 of a + 0x1FFF is a13 xor
-//    "bits 0..12 not all zero", so a | ((a + 0x1FFF) & 0x2000) sets bit 13
-//    when any lower bit was set (Inf keeps its bits: no NaN is made), and
-//    cvt.rz.f16x2.f32 truncates the rest (values below the f16 normals code
-//    0 either way, finite values past 65504 become 65504: code 7);
-//  - |y| clamped to 6 (NaN -> 6), M = max(2^(e+9), 512) from the exponent
-//    field e of the clamped value (one max, no clamp to [1, 4]), S = |y| + M
-//    in f16 rounds RNE onto the e2m1 grid of that binade, and the code is
-//    S - M + t with t = 0, 2, 4 read off M (M >> 9 is 0x30, 0x32, 0x34);
-//  - the sign as in e2m1x2_f16 (none for NaN).
-// kernels/nvfp4/e2m1_pack_check.cpp emulates these instructions on the host
-// for every fp32 pattern in either lane: every code equals e2m1(y) (C2).
-__device__ __forceinline__ uint32_t e2m1x2_f16rz(uint32_t lo, uint32_t hi) {
-  const uint32_t l = lo | ((lo + 0x1FFFu) & 0x2000u), h = hi | ((hi + 0x1FFFu) & 0x2000u);
-  uint32_t P, Y, Mb, S;
-  asm("cvt.rz.f16x2.f32 %0, %1, %2;" : "=r"(P) : "f"(__uint_as_float(h)), "f"(__uint_as_float(l)));
-  const uint32_t Y0 = P & 0x7FFF7FFFu;
-  const uint32_t nanb = Y0 + 0x03FF03FFu;  // bit 15 of a lane set iff that lane is NaN
-  asm("min.f16x2 %0, %1, %2;" : "=r"(Y) : "r"(Y0), "r"(0x46004600u));                               // min(|y|, 6)
-  asm("max.f16x2 %0, %1, %2;" : "=r"(Mb) : "r"((Y & 0x7C007C00u) + 0x24002400u), "r"(0x60006000u));  // 512, 1024, 2048
-  asm("add.rn.f16x2 %0, %1, %2;" : "=r"(S) : "r"(Y), "r"(Mb));
-  const uint32_t sg = (P & ~nanb & 0x80008000u) >> 12;  // sign -> bit 3
-  return S - Mb + (Mb >> 9) + sg - 0x00300030u;        // per lane, no borrow or carry between the lanes
+// e2m1 of scaled fp32 values (NVFP4: x * w or x / total; bits, any value)
+// through the bf16 encode of dev_convert_bf16.cuh:
+//  - bf16x2_round_odd: each value rounded to odd at bf16's 8 significant
+//    bits (bit 16 of a + 0xFFFF is a16 xor "bits 0..15 not all zero", so
+//    a | ((a + 0xFFFF) & 0x10000) has bit 16 = a16 or that sticky bit; the
+//    bits above are untouched, so Inf stays Inf, a NaN stays a NaN and the
+//    largest finite value stays finite), the two high halves taken as one
+//    bf16x2 word (lo in the low half). Rounding to odd at 8 >= 2 + 2 bits,
+//    then RNE to e2m1's 2 bits, is RNE to e2m1 of the fp32 value
+//    (subnormals are bf16 subnormals: code 0 either way);
+//  - NaN -> +Inf (bf16x2_nan_to_inf; C2: NaN -> +max whatever its sign);
+//  - e2m1x2_bf16y: per lane the magnitude code + 512 * sign.
+// kernels/nvfp4/e2m1_pack_check.cpp checks the first step for every fp32
+// pattern (e2m1 of the rounded value equals e2m1 of the value);
+// e2m1_grid_check.py the last on every bf16 value.
+__device__ __forceinline__ uint32_t bf16x2_round_odd(uint32_t lo, uint32_t hi) {
+  const uint32_t l = lo | ((lo + 0xFFFFu) & 0x10000u), h = hi | ((hi + 0xFFFFu) & 0x10000u);
+  return __byte_perm(l, h, 0x7632);
+}
+__device__ __forceinline__ uint32_t e2m1x2_f32ro(uint32_t lo, uint32_t hi) {
+  return e2m1x2_bf16y(bf16x2_nan_to_inf(bf16x2_round_odd(lo, hi)));
 }
 // e2m1 codes of 8 fp32 values that are already scaled (NVFP4: x * w or
 // x / total), packed per C6 like encode8_packed<kE2M1, true, float>(x, 0,
-// ...), without its multiply by 2^-0 (exact, but one instruction a value)
-// and with e2m1x2_f16rz; on sm_100a/sm_120a the native cvt (encode8_packed).
+// ...), without its multiply by 2^-0 and with e2m1x2_f32ro on the pairs
+// (0,2), (1,3), (4,6), (5,7) that pack_e2m1_bf16 takes; on sm_100a/sm_120a
+// the native cvt (encode8_packed).
 __device__ __forceinline__ void encode8_packed_e2m1_prescaled(const uint32_t (&x)[8], uint32_t (&w)[2]) {
 #if !MXK_NATIVE_CVT && defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 890)
-  // pairs (0,2), (1,3), (4,6), (5,7) as in encode8_packed
-  const uint32_t lo = e2m1x2_f16rz(x[0], x[2]) + (e2m1x2_f16rz(x[1], x[3]) << 4);
-  const uint32_t hi = e2m1x2_f16rz(x[4], x[6]) + (e2m1x2_f16rz(x[5], x[7]) << 4);
-  w[0] = __byte_perm(lo, hi, 0x6420);
+  w[0] = pack_e2m1_bf16(e2m1x2_f32ro(x[0], x[2]), e2m1x2_f32ro(x[1], x[3]), e2m1x2_f32ro(x[4], x[6]),
+                        e2m1x2_f32ro(x[5], x[7]));
   w[1] = 0;
 #else
   encode8_packed<kE2M1, true, float>(x, 0, w, nullptr);

@@ -164,6 +164,43 @@ __device__ __forceinline__ void row_ragged(const In* __restrict__ xr, int64_t c0
   }
 }
 
+// NVFP4 from 16-bit inputs, packed codes, a full chunk in the ring: each
+// lane quantizes whole 16-element blocks (Nvfp4Q::block16_packed: one
+// block scale for 16 values, no shuffle; row_group's lane pairs compute
+// every scale twice). Groups u and u + 1 at once: lane l takes block l & 15
+// of group u + (l >> 4), the ring words 2 (l & 15) and 2 (l & 15) + 1 that
+// two other lanes copied (the caller's __syncwarp before and after makes
+// their cp.async bytes visible and keeps the stage until every lane has
+// read it); 8 code bytes and one scale byte per lane and group pair. Within
+// a group pair a warp stores 256 contiguous code bytes.
+template <class In, class Q>
+constexpr bool kRowPair16 = Q::V == 16 && sizeof(In) == 2 && RowShape<In>::U % 2 == 0;
+template <class In, class Q>
+__device__ __forceinline__ void row_pair16(const uint4 (*words)[32], int64_t c0, int lane, const RowOut& o, const Params& p,
+                                           const typename Q::State& st) {
+  constexpr int U = RowShape<In>::U;
+  const int h = lane >> 4, j = lane & 15;
+  uint8_t* const cp = o.dr + (c0 >> 1) + h * 128 + j * 8;             // 16 codes: 8 bytes
+  uint8_t* const sp = p.row.scales + o.soff((c0 >> 4) + h * 16 + j);  // block (c0 / 16) + 16 (u + h) + j
+  const int sstep = o.tc ? 4096 : 32;  // 32 blocks on: 8 tcgen05 groups of 4 k-blocks
+  // the offsets above are multiples of 8 bytes; a row of K % 16 == 8
+  // elements (K / 2 code bytes) starts 4-byte aligned only: two stores
+  // there (warp-uniform: one row per warp)
+  const bool a8 = (reinterpret_cast<uintptr_t>(o.dr) & 7u) == 0;
+#pragma unroll
+  for (int u = 0; u < U; u += 2) {
+    uint32_t pk[2];
+    const uint32_t sc = Q::template block16_packed<In>(words[u + h][2 * j], words[u + h][2 * j + 1], st, pk);
+    if (a8) {
+      st8<kStCs>(cp + u * 128, pk[0], pk[1]);
+    } else {
+      __stcs(reinterpret_cast<unsigned int*>(cp + u * 128), pk[0]);
+      __stcs(reinterpret_cast<unsigned int*>(cp + u * 128 + 4), pk[1]);
+    }
+    st1<kStWb>(sp + (u / 2) * sstep, sc);
+  }
+}
+
 // ---- k_rowstream (dense scales) --------------------------------------------------
 // One (row, chunk) item of the flat walk: a full chunk's U loads (16 bytes
 // each) are all issued before any is used (no prefetch of the next item: it
@@ -279,7 +316,8 @@ __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* _
 // per lane per copy, L2 only) into a per-warp ring in shared memory: the
 // bytes in flight hold no registers. Each lane reads back only the words it
 // copied itself, so the ring needs no barrier; a stage is refilled only
-// after the same lane consumed it.
+// after the same lane consumed it (NVFP4's row_pair16 reads other lanes'
+// words between two __syncwarp).
 __device__ __forceinline__ void cp_async16(void* smem, const void* g) {
   const uint32_t sa = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
@@ -339,18 +377,30 @@ __device__ __forceinline__ void rowwise_body(const In* __restrict__ x, const Par
   int cs = 0, is = S - 1;  // stage of the chunk converted now / of the one copied now
   for (int64_t ch = by; ch < nch; ch += gy) {
     // stage `is` == the previous iteration's `cs`: this lane has consumed it
-    // (its words went through registers into the stores already)
+    // (its words went through registers into the stores already; with
+    // row_pair16 every lane of the warp has, past its second __syncwarp)
     issue(ch + (S - 1) * gy, is);
     cp_async_wait<S - 1>();  // this chunk's group (and all before it) complete
     const int64_t c0 = ch * CH;
     if (is_full(ch)) {
-      const ChunkOut co = chunk_out<Q, CH>(o, p, c0, lane);
+      bool paired = false;
+      if constexpr (kRowPair16<In, Q>) {
+        if (!p.container8) {  // (a kernel parameter: uniform)
+          __syncwarp();
+          row_pair16<In, Q>(ring[cs][wp], c0, lane, o, p, st);
+          __syncwarp();
+          paired = true;
+        }
+      }
+      if (!paired) {
+        const ChunkOut co = chunk_out<Q, CH>(o, p, c0, lane);
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
-        uint4 w[LPG];
+        for (int u = 0; u < U; ++u) {
+          uint4 w[LPG];
 #pragma unroll
-        for (int j = 0; j < LPG; ++j) w[j] = ring[cs][wp][u * LPG + j][lane];
-        row_group<In, Q>(w, c0, u, lane, o, co, p, st);
+          for (int j = 0; j < LPG; ++j) w[j] = ring[cs][wp][u * LPG + j][lane];
+          row_group<In, Q>(w, c0, u, lane, o, co, p, st);
+        }
       }
     } else {
       row_ragged<In, Q>(xr, c0, lane, o, p, st);

@@ -9,6 +9,20 @@
 //   /tmp/div_check            # the kernel's sequence: every count must be 0
 //   /tmp/div_check --one-step # Markstein's step on q0 = RN(a * RN(1/b)) directly
 //   /tmp/div_check --broken   # q0 = RN(a * RN(1/b)) alone (every 23rd recipe divisor): must report mismatches
+//   /tmp/div_check --scale    # the block scale's two divisions (div6_rn, div_rn_pos; below)
+//   /tmp/div_check --scale-broken  # div_rn_pos as q0 = RN(a * RN(1/b)) alone: must report mismatches
+//
+// --scale: torchao's block scale sc = RN(RN(m / 6) / pts) without IEEE
+// divisions (Nvfp4Q<1>::div6_rn, div_rn_pos; pts in the fast range):
+//   - div6_rn(m) against m / 6 for EVERY finite fp32 m >= 0: equal bits
+//     wherever m / 6 is normal; below, the count of (at most one subnormal
+//     ulp) differences, harmless since the quotient by pts >= 2^-64 is then
+//     below 2^-6 (checked at pts = 2^-64);
+//   - div_rn_pos(div6_rn(m), pts, RN(1/pts)) against (m / 6) / pts for the
+//     recipe's pairs: pts = RN(G / 2688) for many G, m every bf16 value in
+//     [0, G] and random fp32 m in [0, G]: the bits must be equal wherever
+//     the exact sc >= 2^-6 (below, both must be below 2^-6: the clamp makes
+//     both 2^-6), so the ue4m3 code is the exact path's.
 //
 // For every dividend a in A (every bf16 bit pattern, every f16 bit pattern,
 // random and edge fp32 patterns) and every divisor b in B it compares, per
@@ -121,9 +135,101 @@ float ue4m3_decode(uint32_t c) {
   return e == 0 ? static_cast<float>(m) * 0x1p-9f : std::ldexp(static_cast<float>(8 + m), static_cast<int>(e) - 10);
 }
 
+// keep in step with Nvfp4Q<1>::div6_rn / div_rn_pos (block_quant.cuh)
+float div6_rn(float m) {
+  const float c = 1.0f / 6.0f;
+  const float q0 = m * c;
+  return std::fma(std::fma(-q0, 6.0f, m), c, q0);
+}
+bool g_scale_broken = false;
+float div_rn_pos(float a, float b, float y) {
+  const float q0 = a * y;
+  const float q1 = std::fma(std::fma(-q0, b, a), y, q0);
+  return g_scale_broken ? q0 : std::fma(std::fma(-q1, b, a), y, q1);
+}
+
+int scale_check() {
+  // div6_rn for every finite m >= 0
+  unsigned long long d6_normal_bad = 0, d6_sub_diff = 0, d6_sub_far = 0, d6_clamp_bad = 0;
+#pragma omp parallel for reduction(+ : d6_normal_bad, d6_sub_diff, d6_sub_far, d6_clamp_bad) schedule(static)
+  for (long long i = 0; i < 0x7F800000LL; ++i) {
+    const float m = f_of(static_cast<uint32_t>(i));
+    const float want = m / 6.0f, got = div6_rn(m);
+    if (u_of(got) == u_of(want)) continue;
+    if (want >= FLT_MIN) {
+      ++d6_normal_bad;
+    } else {
+      ++d6_sub_diff;
+      const long long dd = static_cast<long long>(u_of(got)) - static_cast<long long>(u_of(want));
+      if (dd > 1 || dd < -1) ++d6_sub_far;
+      const float pts = kFastLo;  // the smallest fast-range pts: the largest quotient
+      if (!(div_rn_pos(got, pts, 1.0f / pts) < 0.015625f)) ++d6_clamp_bad;
+    }
+  }
+  std::printf("div6_rn, every finite m >= 0: mismatches where m/6 is normal %llu; subnormal m/6: %llu differ "
+              "(%llu by more than one ulp, %llu not below 2^-6 after the division by pts = 2^-64)\n",
+              d6_normal_bad, d6_sub_diff, d6_sub_far, d6_clamp_bad);
+
+  // the block scale on the recipe's pairs
+  std::mt19937 rng(20261129u);
+  std::vector<float> G;
+  for (uint32_t h = 0x0001; h < 0x7F80; h += 61) G.push_back(f_of(h << 16));
+  for (int i = 0; i < 600; ++i) G.push_back(f_of(rng() & 0x7F7FFFFFu));
+  for (float g : {1.0f, 2688.0f, 448.0f, 6.0f, FLT_MAX, FLT_MIN, 3.0e38f, 1e-30f, 0x1p-52f, 0x1p-55f, 0x1p75f, 0x1p76f})
+    G.push_back(g);
+  unsigned long long pairs = 0, fast = 0, bits_bad = 0, clamp_bad = 0;
+  float bad_m = 0, bad_g = 0;
+#pragma omp parallel for reduction(+ : pairs, fast, bits_bad, clamp_bad) schedule(dynamic, 4)
+  for (long j = 0; j < static_cast<long>(G.size()); ++j) {
+    const float g = G[static_cast<size_t>(j)];
+    const float pts = g / 2688.0f;
+    if (!(pts >= kFastLo && pts <= kFastHi)) continue;  // the kernel divides (__fdiv_rn)
+    const float y = 1.0f / pts;
+    std::mt19937 r2(static_cast<uint32_t>(j));
+    auto one = [&](float m) {
+      ++pairs;
+      ++fast;
+      const float want = (m / 6.0f) / pts, got = div_rn_pos(div6_rn(m), pts, y);
+      if (want >= 0.015625f) {
+        if (u_of(got) != u_of(want)) {
+          ++bits_bad;
+#pragma omp critical
+          { bad_m = m; bad_g = g; }
+        }
+      } else if (!(got < 0.015625f)) {
+        ++clamp_bad;
+      }
+    };
+    for (uint32_t h = 0; h < 0x7F80u; ++h) {  // every non-negative finite bf16 m <= G
+      const float m = f_of(h << 16);
+      if (m > g) break;
+      one(m);
+    }
+    for (int i = 0; i < 20000; ++i) {  // random fp32 m in [0, G]: G times a random fraction, and near G
+      const float t = static_cast<float>(r2() >> 8) * 0x1p-24f;
+      one(g * t);
+      const uint32_t d = r2() & 0xFFFu;
+      one(u_of(g) >= d ? f_of(u_of(g) - d) : 0.0f);
+    }
+    one(g);
+  }
+  std::printf("block scale, recipe pairs (m <= G, pts = RN(G / 2688) in the fast range): %llu pairs, %llu fast; "
+              "bit mismatches where sc >= 2^-6: %llu; not below 2^-6 where it must be: %llu\n",
+              pairs, fast, bits_bad, clamp_bad);
+  if (bits_bad) std::printf("a mismatch: m = %a, G = %a\n", bad_m, bad_g);
+  const bool bad = d6_normal_bad || d6_sub_far || d6_clamp_bad || bits_bad || clamp_bad;
+  std::printf("%s\n", bad ? "FAIL" : "OK");
+  return bad ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--scale") == 0) return scale_check();
+  if (argc > 1 && std::strcmp(argv[1], "--scale-broken") == 0) {
+    g_scale_broken = true;
+    return scale_check();
+  }
   if (argc > 1 && std::strcmp(argv[1], "--broken") == 0) g_seq = Seq::broken;
   if (argc > 1 && std::strcmp(argv[1], "--one-step") == 0) g_seq = Seq::one_step;
   std::mt19937 rng(20261127u);

@@ -205,15 +205,14 @@ __device__ __forceinline__ void one_pass_full_quant(const uint4 (&w)[OnePassShap
 // ---- kept items: the block scales' first half before the barrier ----------------
 // NVFP4's block scale is a function of the block's max of |x| and of the
 // global amax; the max is known before the barrier. A kept full item keeps
-// the lane's values widened to fp32 and, per 16-element block, `pre`: TE
-// order the block max m, torchao order RN(m / 6) (its first division). After
-// the barrier only the rest of Nvfp4Q::scaled (common/block_quant.cuh), the
-// encode and the stores remain (Nvfp4Q::pre_of_max before it,
-// Nvfp4Q::scaled_pre after it: the same two steps as every other NVFP4 path).
+// the lane's values widened to fp32 and, per 16-element block, its max m
+// of |x|. After the barrier only the rest of Nvfp4Q::scaled
+// (common/block_quant.cuh), the encode and the stores remain
+// (Nvfp4Q::scaled_max: the same step as every other NVFP4 path).
 template <class In>
 struct OnePassKept {
   uint32_t v[OnePassShape<In>::U][8];  // fp32 bits
-  float pre[OnePassShape<In>::U];      // per group (the lane pair's block)
+  float bm[OnePassShape<In>::U];       // per group (the lane pair's block)
 };
 
 // Widen the lane's words, the block maxima (all lanes call: shuffles), and
@@ -231,7 +230,7 @@ __device__ __forceinline__ float one_pass_keep(const uint4 (&w)[OnePassShape<In>
     for (int i = 0; i < 8; ++i) lm = fmaxf(lm, fabsf(__uint_as_float(kp.v[u][i])));
     m = fmaxf(m, lm);
     const float bm = fmaxf(lm, __shfl_xor_sync(0xFFFFFFFFu, lm, 1));
-    kp.pre[u] = Q::pre_of_max(bm);
+    kp.bm[u] = bm;
   }
   return m;
 }
@@ -244,7 +243,7 @@ __device__ __forceinline__ void one_pass_kept_quant(const OnePassKept<In>& kp, c
 #pragma unroll
   for (int u = 0; u < S::U; ++u) {
     uint32_t xb[8];
-    const uint32_t sc = Q::template scaled_pre<S::NARROW>(kp.v[u], kp.pre[u], st, xb);
+    const uint32_t sc = Q::template scaled_max<S::NARROW>(kp.v[u], kp.bm[u], st, xb);
     const int64_t g = ((c * S::CH) >> 3) + u * 32 + lane;  // 8-element group index in the row
     if (p.container8) {
       uint32_t codes[8];
