@@ -98,6 +98,19 @@ struct Nvfp4Q {
   //    2^-6, as it does RN(a / pts)). div_check.cpp --scale checks the
   //    bits on the recipe's (m, G) pairs.
   // m = +Inf makes G and pts infinite (the __fdiv_rn path).
+  // RN(1 / x) for x in [2^-64, 2^64]: the instructions of __frcp_rn's own
+  // fast path (SASS of run 22, bench/results/h200-run22/call3/rw_tao.sass.gz
+  // at 0x13b80: MUFU.RCP y0; FFMA e = x y0 - 1; FADD.FTZ -e; FFMA y0 (-e) +
+  // y0), without its test of x's exponent (that path is taken for every
+  // exponent field in [1, 252]; here 63 .. 191) and its branch. The FTZ of
+  // the negation never acts: e = RN(x y0 - 1) is 0 or at least 2^-48 in
+  // magnitude (x y0 has at most 48 significant bits).
+  __device__ __forceinline__ static float rcp_rn_mid(float x) {
+    float y0;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y0) : "f"(x));
+    const float e = __fmaf_rn(x, y0, -1.0f);
+    return __fmaf_rn(y0, -e, y0);
+  }
   __device__ __forceinline__ static float div6_rn(float m) {
     constexpr float c = 1.0f / 6.0f;  // RN(1/6)
     const float q0 = __fmul_rn(m, c);
@@ -184,7 +197,7 @@ struct Nvfp4Q {
       // fast range (see quotient_rn; NaN total: exact path); the codes
       // equal the exact path's (kernels/nvfp4/div_check.cpp,
       // nvfp4_math_check.cpp)
-      b.y = (!kNvfp4ExactDiv && b.a >= kFastDivLo && b.a <= kFastDivHi) ? __frcp_rn(b.a) : 0.0f;
+      b.y = (!kNvfp4ExactDiv && b.a >= kFastDivLo && b.a <= kFastDivHi) ? rcp_rn_mid(b.a) : 0.0f;
     }
     return b;
   }
