@@ -65,6 +65,46 @@ struct Nvfp4Q {
   static constexpr int SHIFT8 = 2;
   static constexpr bool kNvfp4ExactDiv = MXK_NVFP4_EXACT_DIV != 0;
   static constexpr float kFastDivLo = 0x1p-64f, kFastDivHi = 0x1p64f;  // the fast path's totals
+  // RN(1 / x) for x in [2^-64, 2^64]: the instructions of __frcp_rn's own
+  // fast path (SASS of run 22, bench/results/h200-run22/call3/rw_tao.sass.gz
+  // at 0x13b80: MUFU.RCP y0; FFMA e = x y0 - 1; FADD.FTZ -e; FFMA y0 (-e) +
+  // y0), without its test of x's exponent (that path is taken for every
+  // exponent field in [1, 252]; here 63 .. 191) and its branch. The FTZ of
+  // the negation never acts: e = RN(x y0 - 1) is 0 or at least 2^-48 in
+  // magnitude (x y0 has at most 48 significant bits).
+  __device__ __forceinline__ static float rcp_rn_mid(float x) {
+    float y0;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y0) : "f"(x));
+    const float e = __fmaf_rn(x, y0, -1.0f);
+    return __fmaf_rn(y0, -e, y0);
+  }
+  // torchao's block scale RN(RN(m / 6) / pts) without the two IEEE
+  // divisions, where pts is in [2^-64, 2^64] (State::b = RN(1 / pts), else
+  // 0 and the block takes __fdiv_rn twice):
+  //  - div6_rn(m) = RN(m / 6) by Markstein's step on q0 = RN(m * RN(1/6)):
+  //    kernels/nvfp4/div_check.cpp --scale compares it with IEEE division
+  //    for every finite fp32 m >= 0: equal wherever m / 6 is normal (m >=
+  //    6 * 2^-126); below that it may be one subnormal ulp off, and the
+  //    quotient by pts >= 2^-64 is then below 2^-59, which the 2^-6 clamp
+  //    below makes 2^-6 either way;
+  //  - div_rn_pos(a, pts, y) = RN(a / pts) for a >= 0 by the two steps of
+  //    quotient_rn's fp32 path (the theorem above, hypotheses met: pts and
+  //    y normal, a / pts <= 448 (1 + 2^-22) since m <= the global amax G
+  //    and pts = RN(G / 2688); where a / pts < 2^-30 the steps may
+  //    underflow, but the result stays below 2^-29 and the clamp makes it
+  //    2^-6, as it does RN(a / pts)). div_check.cpp --scale checks the
+  //    bits on the recipe's (m, G) pairs.
+  // m = +Inf makes G and pts infinite (the __fdiv_rn path).
+  __device__ __forceinline__ static float div6_rn(float m) {
+    constexpr float c = 1.0f / 6.0f;  // RN(1/6)
+    const float q0 = __fmul_rn(m, c);
+    return __fmaf_rn(__fmaf_rn(-q0, 6.0f, m), c, q0);
+  }
+  __device__ __forceinline__ static float div_rn_pos(float a, float b, float y) {
+    const float q0 = __fmul_rn(a, y);
+    const float q1 = __fmaf_rn(__fmaf_rn(-q0, b, a), y, q0);
+    return __fmaf_rn(__fmaf_rn(-q1, b, a), y, q1);
+  }
   // RN(x / total) with y = RN(1/total) (fp32 bits in and out; see above).
   // NARROW (bf16, f16 inputs: x and the global amax G have at most 11
   // significant bits), three instructions on the signed x: q0 = RN(x * y),
@@ -81,46 +121,6 @@ struct Nvfp4Q {
   // this path x is finite (an infinite x makes G, so per_tensor_scale and
   // every total, infinite: exact path) and |x| / total is about 6.4 at most
   // (|x| <= block amax, s >= 2^-6 is a normal ue4m3 code).
-  // torchao's block scale RN(RN(m / 6) / pts) without the two IEEE
-  // divisions, where pts is in [2^-64, 2^64] (State::b = RN(1 / pts), else
-  // 0 and the block takes __fdiv_rn twice):
-  //  - div6_rn(m) = RN(m / 6) by Markstein's step on q0 = RN(m * RN(1/6)):
-  //    kernels/nvfp4/div_check.cpp --div6 compares it with IEEE division
-  //    for every finite fp32 m >= 0: equal wherever m / 6 is normal (m >=
-  //    6 * 2^-126); below that it may be one subnormal ulp off, and the
-  //    quotient by pts >= 2^-64 is then below 2^-59, which the 2^-6 clamp
-  //    below makes 2^-6 either way;
-  //  - div_rn_pos(a, pts, y) = RN(a / pts) for a >= 0 by the two steps of
-  //    quotient_rn's fp32 path (the theorem above, hypotheses met: pts and
-  //    y normal, a / pts <= 448 (1 + 2^-22) since m <= the global amax G
-  //    and pts = RN(G / 2688); where a / pts < 2^-30 the steps may
-  //    underflow, but the result stays below 2^-29 and the clamp makes it
-  //    2^-6, as it does RN(a / pts)). div_check.cpp --scale checks the
-  //    bits on the recipe's (m, G) pairs.
-  // m = +Inf makes G and pts infinite (the __fdiv_rn path).
-  // RN(1 / x) for x in [2^-64, 2^64]: the instructions of __frcp_rn's own
-  // fast path (SASS of run 22, bench/results/h200-run22/call3/rw_tao.sass.gz
-  // at 0x13b80: MUFU.RCP y0; FFMA e = x y0 - 1; FADD.FTZ -e; FFMA y0 (-e) +
-  // y0), without its test of x's exponent (that path is taken for every
-  // exponent field in [1, 252]; here 63 .. 191) and its branch. The FTZ of
-  // the negation never acts: e = RN(x y0 - 1) is 0 or at least 2^-48 in
-  // magnitude (x y0 has at most 48 significant bits).
-  __device__ __forceinline__ static float rcp_rn_mid(float x) {
-    float y0;
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y0) : "f"(x));
-    const float e = __fmaf_rn(x, y0, -1.0f);
-    return __fmaf_rn(y0, -e, y0);
-  }
-  __device__ __forceinline__ static float div6_rn(float m) {
-    constexpr float c = 1.0f / 6.0f;  // RN(1/6)
-    const float q0 = __fmul_rn(m, c);
-    return __fmaf_rn(__fmaf_rn(-q0, 6.0f, m), c, q0);
-  }
-  __device__ __forceinline__ static float div_rn_pos(float a, float b, float y) {
-    const float q0 = __fmul_rn(a, y);
-    const float q1 = __fmaf_rn(__fmaf_rn(-q0, b, a), y, q0);
-    return __fmaf_rn(__fmaf_rn(-q1, b, a), y, q1);
-  }
   template <bool NARROW>
   __device__ __forceinline__ static uint32_t quotient_rn(uint32_t xbits, float total, float y) {
     if constexpr (NARROW) {

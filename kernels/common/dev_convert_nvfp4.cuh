@@ -60,9 +60,9 @@ __device__ __forceinline__ float decode_ue4m3_fast(uint32_t c) {
 //    (subnormals are bf16 subnormals: code 0 either way);
 //  - NaN -> +Inf (bf16x2_nan_to_inf; C2: NaN -> +max whatever its sign);
 //  - e2m1x2_bf16y: per lane the magnitude code + 512 * sign.
-// kernels/nvfp4/e2m1_pack_check.cpp checks the first step for every fp32
-// pattern (e2m1 of the rounded value equals e2m1 of the value);
-// e2m1_grid_check.py the last on every bf16 value.
+// kernels/nvfp4/e2m1_pack_check.cpp emulates the whole sequence for every
+// fp32 pattern in either lane (every lane equals e2m1 of the value, C2);
+// e2m1_grid_check.py checks the last step on every bf16 value.
 __device__ __forceinline__ uint32_t bf16x2_round_odd(uint32_t lo, uint32_t hi) {
   const uint32_t l = lo | ((lo + 0xFFFFu) & 0x10000u), h = hi | ((hi + 0xFFFFu) & 0x10000u);
   return __byte_perm(l, h, 0x7632);

@@ -207,7 +207,7 @@ __device__ __forceinline__ void one_pass_full_quant(const uint4 (&w)[OnePassShap
 // global amax; the max is known before the barrier. A kept full item keeps
 // the lane's values widened to fp32 and, per 16-element block, its max m
 // of |x|. After the barrier only the rest of Nvfp4Q::scaled
-// (common/block_quant.cuh), the encode and the stores remain
+// (common/block_nvfp4.cuh), the encode and the stores remain
 // (Nvfp4Q::scaled_max: the same step as every other NVFP4 path).
 template <class In>
 struct OnePassKept {
