@@ -138,7 +138,9 @@ TEST(GpuGateRow, ForcedKernelsBytesEqualReference) {
 // the ring by shape only; since run 12 tensors that small of these formats
 // take k_rowstream): hardware and software conversions, bf16 / f16 / f32,
 // splits 4 (each stage refilled) and 1, both rowwise layouts, a ragged last
-// chunk.
+// chunk. Four row lengths, for the alignments of the MXFP4 code rows that
+// row_quad32 (16-bit inputs: a whole block per lane) stores: K = 9216 (16
+// bytes), 9232 (8), 9224 and 9256 (4).
 std::vector<std::string> ring_recipes() {
   std::vector<std::string> v;
   for (const std::string& n : mx::recipe_names()) {
@@ -160,19 +162,21 @@ TEST_P(RowRingForced, BytesEqualReference) {
   const mx::Recipe r = mx::parse_recipe(GetParam());
   std::uint64_t seed = 6700;
   for (mx::InType t : {mx::InType::bf16, mx::InType::f16, mx::InType::f32}) {
-    const gate::Input in = gate::make_input(gate::Dist::special, t, 1, 19, 9256, r.elem, seed++);
-    for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
-      const mx::QuantizeOptions o = gate::opts_of(c);
-      const mx::Quantized want = mx::quantize(r, in.view(), o);
-      for (const int split : {4, 1}) {
-        for (const bool sw : {false, true}) {
-          mxk::set_work_split(split);
-          mxk::set_force_software(sw);
-          const std::string diff = gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want);
-          mxk::set_work_split(0);
-          mxk::set_force_software(false);
-          ASSERT_EQ(diff, "") << GetParam() << " " << mx::in_type_name(t) << " " << c.name << " split " << split
-                              << (sw ? " (software conversion)" : "");
+    for (const std::int64_t K : {9256, 9216, 9232, 9224}) {
+      const gate::Input in = gate::make_input(gate::Dist::special, t, 1, 19, K, r.elem, seed++);
+      for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+        const mx::QuantizeOptions o = gate::opts_of(c);
+        const mx::Quantized want = mx::quantize(r, in.view(), o);
+        for (const int split : {4, 1}) {
+          for (const bool sw : {false, true}) {
+            mxk::set_work_split(split);
+            mxk::set_force_software(sw);
+            const std::string diff = gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want);
+            mxk::set_work_split(0);
+            mxk::set_force_software(false);
+            ASSERT_EQ(diff, "") << GetParam() << " " << mx::in_type_name(t) << " K " << K << " " << c.name << " split "
+                                << split << (sw ? " (software conversion)" : "");
+          }
         }
       }
     }
@@ -181,8 +185,8 @@ TEST_P(RowRingForced, BytesEqualReference) {
 INSTANTIATE_TEST_SUITE_P(GpuGateRow, RowRingForced, ::testing::ValuesIn(ring_recipes()), gate::param_name);
 
 // 1100 x 4100 on dense scales (5 chunks per row, the last ragged; 5500
-// chunks): k_rowstream with 8 warps per CTA for NVFP4, MXFP8, MXINT8 and
-// (since run 12, by size) MXFP4; splits 0, 3.
+// chunks): k_rowstream with 8 warps per CTA for MXFP8, MXINT8, 2 for
+// MXFP4 (by size since run 12); NVFP4 the ring since run 23; splits 0, 3.
 TEST(GpuGateRow, StreamLargeBytesEqualReference) {
   REQUIRE_GPU();
   struct Reset {
@@ -342,8 +346,9 @@ TEST(GpuGateRow, RingDenseBytesEqualReference) {
 }
 
 // compute-sanitizer subset: the ring, forced, on both rowwise layouts
-// (MXFP6, MXFP4: theirs above 2^27 elements since run 12; NVFP4: its
-// row_pair16 shares ring words between lanes), full and ragged chunks.
+// (MXFP6; MXFP4's row_quad32 and NVFP4's row_pair16 share ring words
+// between lanes), full and ragged chunks; MXFP4 code rows 4-byte (K =
+// 9256) and 16-byte (9216) aligned.
 TEST(GpuGateSanitizer, RowRing) {
   REQUIRE_GPU();
   struct Reset {
@@ -353,14 +358,16 @@ TEST(GpuGateSanitizer, RowRing) {
   for (const char* name : {"mxfp6_e3m2", "mxfp4:rceil", "nvfp4", "nvfp4:torchao"}) {
     const mx::Recipe r = mx::parse_recipe(name);
     for (mx::InType t : {mx::InType::bf16, mx::InType::f16}) {
-      const gate::Input in = gate::make_input(gate::Dist::special, t, 2, 5, 9256, r.elem, 6400);
-      for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
-        const mx::QuantizeOptions o = gate::opts_of(c);
-        const mx::Quantized want = mx::quantize(r, in.view(), o);
-        for (const int split : {1, 4}) {
-          mxk::set_work_split(split);
-          ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want), "")
-              << name << " " << mx::in_type_name(t) << " " << c.name << " split " << split;
+      for (const std::int64_t K : {9256, 9216}) {
+        const gate::Input in = gate::make_input(gate::Dist::special, t, 2, 5, K, r.elem, 6400);
+        for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
+          const mx::QuantizeOptions o = gate::opts_of(c);
+          const mx::Quantized want = mx::quantize(r, in.view(), o);
+          for (const int split : {1, 4}) {
+            mxk::set_work_split(split);
+            ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want), "")
+                << name << " " << mx::in_type_name(t) << " K " << K << " " << c.name << " split " << split;
+          }
         }
       }
     }
@@ -399,11 +406,10 @@ TEST(GpuGateRow, Nvfp4OneAndTwoPassBytesEqualReference) {
 // kernels as programmatic dependent launches) on tensors above the
 // one-pass limit; the one-pass kernel runs in every other sanitizer case.
 // Since run 17 (tail8) the quantize kernels issue their first loads before
-// the wait for the amax grid: k_rowstream (TE order: both layouts, 2 x 2 by
-// kRowStreamSmall; torchao order: dense scales) and the ring (torchao
-// order, tcgen05 scales). K = 4100: ragged chunks only (the loads in
-// row_ragged, after the wait); K = 4096: whole vector chunks (the early
-// loads and copies).
+// the wait for the amax grid: the ring (since run 23 both orders and
+// layouts) and k_rowstream, each forced here with the two passes. K =
+// 4100: ragged chunks only (the loads in row_ragged, after the wait); K =
+// 4096: whole vector chunks (the early loads and copies).
 TEST(GpuGateSanitizer, Nvfp4TwoPass) {
   REQUIRE_GPU();
   mxk::set_poison_check(false);  // one launch each under the sanitizers
@@ -416,8 +422,12 @@ TEST(GpuGateSanitizer, Nvfp4TwoPass) {
       const mx::Recipe r = mx::parse_recipe(name);
       for (const gate::Cfg& c : {gate::kCfgs[0], gate::kCfgs[1]}) {
         const mx::QuantizeOptions o = gate::opts_of(c);
-        ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), mx::quantize(r, in.view(), o)), "")
-            << name << " " << c.name << " K " << k;
+        const mx::Quantized want = mx::quantize(r, in.view(), o);
+        for (const int kern : {1, 2}) {
+          const ForceRowKernel force(kern);
+          ASSERT_EQ(gate::diff_quantized(mxk::quantize_device(r, in.view(), o), want), "")
+              << name << " " << c.name << " K " << k << (kern == 1 ? " ring" : " k_rowstream");
+        }
       }
     }
   }

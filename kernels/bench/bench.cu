@@ -261,11 +261,14 @@ int bench_main(const std::vector<std::string>& args) {
     quant("mxfp8_e4m3 colwise transposed dense", "mxfp8_e4m3", false, true, true, L::dense, L::dense, ">=0.90");
     quant("mxfp8_e4m3 fused row+col tcgen05", "mxfp8_e4m3", true, true, false, L::tcgen05, L::tcgen05, ">=0.85");
     quant("mxfp4 rowwise tcgen05", "mxfp4", true, false, false, L::tcgen05, L::dense, ">=0.90");
+    quant("mxfp4 rowwise dense", "mxfp4", true, false, false, L::dense, L::dense, "");
     quant("mxfp6_e3m2 rowwise tcgen05", "mxfp6_e3m2", true, false, false, L::tcgen05, L::dense, ">=0.90");
     quant("mxfp6_e2m3 rowwise tcgen05", "mxfp6_e2m3", true, false, false, L::tcgen05, L::dense, ">=0.90");
     quant("mxint8 rowwise dense", "mxint8", true, false, false, L::dense, L::dense, ">=1.0");
     quant("nvfp4 rowwise tcgen05 (amax+quant)", "nvfp4", true, false, false, L::tcgen05, L::dense, ">=0.85");
     quant("nvfp4:torchao rowwise tcgen05 (amax+quant)", "nvfp4:torchao", true, false, false, L::tcgen05, L::dense, ">=0.85");
+    quant("nvfp4 rowwise dense (amax+quant)", "nvfp4", true, false, false, L::dense, L::dense, "");
+    quant("nvfp4:torchao rowwise dense (amax+quant)", "nvfp4:torchao", true, false, false, L::dense, L::dense, "");
     (void)nkb32;
     (void)nmb32;
     cases.push_back({"per-tensor fp8 amax", "", in_b, [&](int b, cudaStream_t st) {

@@ -241,7 +241,9 @@ void launch_nvfp4_persist(const In* x, const dev::Params& p, std::int64_t nch, c
 // k_rowtile where it applies (8-bit codes of large 16-bit tensors made of
 // whole 128 x 64 tiles, tcgen05 scales), else k_rowstream or the ring by
 // scale layout (kRowStreamDense/Tcgen05) and, for MXFP6 / MXFP4, size
-// (kRowStreamSmall: k_rowstream up to kRowStreamSmallElems<Q>); g_row_kernel forces one (a benchmark probe,
+// (kRowStreamSmall: k_rowstream up to kRowStreamSmallElems<In, Q>; MXFP4
+// from 16-bit inputs takes the ring only where quad_fits);
+// g_row_kernel forces one (a benchmark probe,
 // mxbench --row-kernel: 1 = the ring, 2 = k_rowstream, 3 = k_rowtile where
 // it applies; k_rowtile's sub-tiles per CTA: kTileSubs, or the forced split).
 template <class In, class Q>
@@ -295,11 +297,14 @@ void launch_rowwise(const In* x, const dev::Params& p, cudaStream_t s) {
     }
   }
   // by layout and format, and for the formats of kRowStreamSmall by size
-  const bool small = dev::kRowStreamSmall<Q> && rows * p.K <= dev::kRowStreamSmallElems<Q>;
-  const bool stream = probe == 1   ? false
-                      : probe == 2 ? true
-                                   : (small || (p.row.layout == dev::kTcgen05 ? dev::kRowStreamTcgen05
-                                                                              : dev::kRowStreamDense<Q>));
+  const bool small = dev::kRowStreamSmall<Q> && rows * p.K <= dev::kRowStreamSmallElems<In, Q>;
+  bool stream = probe == 1   ? false
+                : probe == 2 ? true
+                             : (small || (p.row.layout == dev::kTcgen05 ? dev::kRowStreamTcgen05
+                                                                        : dev::kRowStreamDense<Q>));
+  // the ring quantizes MXFP4 from 16-bit inputs a whole block per lane only
+  // (row_quad32): where a row's codes cannot take that, k_rowstream
+  if constexpr (dev::kRowQuad32<In, Q>) stream = stream || !dev::quad_fits(p);
   if (!stream) return launch_rowwise_ring<In, Q>(x, p, nch, forced, s);
   // k_rowstream: kStreamWarpsQ<Q> warps per CTA, kStreamChunksQ<Q> chunks
   // per warp; where that leaves under kStreamMinCtasPerSm CTAs per SM (small

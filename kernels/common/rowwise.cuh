@@ -1,10 +1,10 @@
 // rowwise.cuh - the rowwise block-quantization kernels (SPEC C3, C4, C5, C6,
 // C7), one family: k_rowstream (each warp loads its chunk straight into
-// registers, no shared memory; dense scales of MXFP8, MXINT8, NVFP4, and
-// MXFP6 / MXFP4 / NVFP4 in TE's order on tensors of at most 2^27 elements,
-// either layout) and
+// registers, no shared memory; dense scales of MXFP8, MXINT8, MXFP6 on
+// either layout, MXFP4 where row_quad32 does not fit) and
 // k_rowwise (warps stream chunks through a per-warp cp.async ring in shared
-// memory; tcgen05 scales, and MXFP6 / MXFP4 above 2^27 elements). Both
+// memory; NVFP4 and MXFP4 from 16-bit inputs on either layout, the other
+// tcgen05 tensors k_rowtile does not take). Both
 // quantize from registers with the same per-group code (row_group,
 // row_ragged); the launcher (launch_impl.cuh, launch_rowwise) picks one by
 // scale layout, format and size (kRowStreamDense, kRowStreamTcgen05,
@@ -201,6 +201,59 @@ __device__ __forceinline__ void row_pair16(const uint4 (*words)[32], int64_t c0,
   }
 }
 
+// MXFP4 from 16-bit inputs, packed codes, a full chunk in the ring: lane l
+// quantizes block l of the chunk's 32 (elements c0 + 32 l .. + 31) whole
+// (block32.cuh: scale32, encode32_packed; no shuffle, one scale code per
+// block where row_group's four lanes compute it four times), from the four
+// ring words that lanes 4 (l & 7) .. + 3 copied for group l >> 3; 16 code
+// bytes and one scale byte per lane, 512 contiguous code bytes per warp.
+// The caller's __syncwarp before and after, as for row_pair16. The reads
+// conflict 4-way in the banks (the 8 lanes of a quarter-warp read words 4k
+// + g, k < 8); H200 (bench/results/h200-run23/call3, variants.txt, MXFP4
+// tcgen05 16384^2 / 8192x7168, two rounds): 163.8 / 42.5-42.6 us, against
+// 166.0-166.6 / 42.7-42.9 with the copies rotated inside each 128-byte line
+// (conflict-free) and 307.8-308.1 / 73.1-73.3 with each warp's copies
+// spread over 4 lines of shared memory (conflict-free too: cp.async.cg was
+// 1.7x slower); k_rowstream 180.5 / 46.3 (call 2). Not for MXFP6 / MXFP8:
+// their 24 / 32 code bytes per lane store as 8- / 16-byte pieces 24 / 32
+// bytes apart (MXFP6 e2m3 here 199.8-202.5 us, against the ring's 192.0
+// with row_group and k_rowstream's 194.0). Taken where every row's codes
+// start 4-byte aligned and packed (quad_fits; else k_rowstream), and then
+// the kernel has no row_group path (64 registers: with both it spilled).
+// (kRowQuad32: rowwise_knobs.cuh)
+__host__ __device__ inline bool quad_fits(const Params& p) {
+  return !p.container8 && (reinterpret_cast<uintptr_t>(p.row.data) & 3u) == 0 && (p.row.row_bytes & 3) == 0;
+}
+template <class In, class Q>
+__device__ __forceinline__ void row_quad32(const uint4 (*words)[32], int64_t c0, int lane, const RowOut& o,
+                                           const Params& p) {
+  static_assert(Q::BITS == 4 && Q::V == 32 && RowShape<In>::U == 4, "row_quad32: MXFP4, 32 blocks per chunk");
+  const int u = lane >> 3, k = lane & 7;
+  uint4 r[4];
+#pragma unroll
+  for (int g = 0; g < 4; ++g) r[g] = words[u][4 * k + g];
+  uint32_t sc;
+  const int se = static_cast<int>(scale32<In, Q>(r, p, sc)) - 127;
+  uint32_t w[4];
+  encode32_packed<In, Q>(r, se, w);
+  // the block's 16 code bytes at (c0 + 32 lane) / 2, c0 % 1024 == 0: as
+  // aligned as the row (warp-uniform; quad_fits: at least 4 bytes)
+  // (the alignment read off cp, not o.dr: with o.dr's the kernel spilled
+  // 12 bytes, 0 so; call 4 measured that form 6% slower)
+  uint8_t* const cp = o.dr + (c0 >> 5) * 16 + lane * 16;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(cp);
+  if ((a & 15u) == 0) {
+    __stcs(reinterpret_cast<uint4*>(cp), make_uint4(w[0], w[1], w[2], w[3]));
+  } else if ((a & 7u) == 0) {
+    __stcs(reinterpret_cast<uint2*>(cp), make_uint2(w[0], w[1]));
+    __stcs(reinterpret_cast<uint2*>(cp) + 1, make_uint2(w[2], w[3]));
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) __stcs(reinterpret_cast<unsigned int*>(cp) + i, w[i]);
+  }
+  st1<kStWb>(p.row.scales + o.soff((c0 >> 5) + lane), sc);
+}
+
 // ---- k_rowstream (dense scales) --------------------------------------------------
 // One (row, chunk) item of the flat walk: a full chunk's U loads (16 bytes
 // each) are all issued before any is used (no prefetch of the next item: it
@@ -316,8 +369,8 @@ __global__ void __launch_bounds__(256, kStreamCtasPerSm) k_rowstream(const In* _
 // per lane per copy, L2 only) into a per-warp ring in shared memory: the
 // bytes in flight hold no registers. Each lane reads back only the words it
 // copied itself, so the ring needs no barrier; a stage is refilled only
-// after the same lane consumed it (NVFP4's row_pair16 reads other lanes'
-// words between two __syncwarp).
+// after the same lane consumed it (NVFP4's row_pair16 and MXFP4's
+// row_quad32 read other lanes' words between two __syncwarp).
 __device__ __forceinline__ void cp_async16(void* smem, const void* g) {
   const uint32_t sa = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(g) : "memory");
@@ -353,6 +406,9 @@ __device__ __forceinline__ void rowwise_body(const In* __restrict__ x, const Par
   // Copies the lane's words of chunk c into stage st (when that chunk exists
   // and is full; a ragged one loads directly), then commits a group (maybe
   // empty: one group per chunk slot, so the group count stays in step).
+  // MXFP4 from 16-bit inputs (kRowQuad32): blocks whole per lane
+  // (row_quad32); the launcher sends only tensors that it takes (quad_fits)
+  constexpr bool QUAD = kRowQuad32<In, Q>;
   auto issue = [&](int64_t c, int st) {
     if (is_full(c)) {
       const In* q = xr + c * CH + lane * 8;
@@ -383,23 +439,29 @@ __device__ __forceinline__ void rowwise_body(const In* __restrict__ x, const Par
     cp_async_wait<S - 1>();  // this chunk's group (and all before it) complete
     const int64_t c0 = ch * CH;
     if (is_full(ch)) {
-      bool paired = false;
-      if constexpr (kRowPair16<In, Q>) {
-        if (!p.container8) {  // (a kernel parameter: uniform)
-          __syncwarp();
-          row_pair16<In, Q>(ring[cs][wp], c0, lane, o, p, st);
-          __syncwarp();
-          paired = true;
+      if constexpr (QUAD) {
+        __syncwarp();
+        row_quad32<In, Q>(ring[cs][wp], c0, lane, o, p);
+        __syncwarp();
+      } else {
+        bool paired = false;
+        if constexpr (kRowPair16<In, Q>) {
+          if (!p.container8) {  // (a kernel parameter: uniform)
+            __syncwarp();
+            row_pair16<In, Q>(ring[cs][wp], c0, lane, o, p, st);
+            __syncwarp();
+            paired = true;
+          }
         }
-      }
-      if (!paired) {
-        const ChunkOut co = chunk_out<Q, CH>(o, p, c0, lane);
+        if (!paired) {
+          const ChunkOut co = chunk_out<Q, CH>(o, p, c0, lane);
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-          uint4 w[LPG];
+          for (int u = 0; u < U; ++u) {
+            uint4 w[LPG];
 #pragma unroll
-          for (int j = 0; j < LPG; ++j) w[j] = ring[cs][wp][u * LPG + j][lane];
-          row_group<In, Q>(w, c0, u, lane, o, co, p, st);
+            for (int j = 0; j < LPG; ++j) w[j] = ring[cs][wp][u * LPG + j][lane];
+            row_group<In, Q>(w, c0, u, lane, o, co, p, st);
+          }
         }
       }
     } else {

@@ -44,10 +44,15 @@ template <class Q>
 constexpr bool kStreamDenseMx = false;
 template <int F, bool HW>
 constexpr bool kStreamDenseMx<MxQ<F, HW>> = Elem<F>::bits == 8;
+// NVFP4 takes the ring on dense scales too since run 23 (its blocks whole
+// per lane there, row_pair16): H200 (bench/results/h200-run23/call2,
+// probe.txt, bf16, TE order, amax + quantize, event time, ring /
+// k_rowstream) 4096x7168 46.85 / 48.35 us, 8192x7168 80.58 / 82.96,
+// 16384x7168 144.08 / 153.01, 16384^2 306.96 / 331.34.
 template <class Q>
-constexpr bool kRowStreamDense = Q::V == 16 || kStreamDenseMx<Q>;
+constexpr bool kRowStreamDense = kStreamDenseMx<Q>;
 constexpr bool kRowStreamTcgen05 = false;
-// By size: tensors of at most kRowStreamSmallElems<Q> elements take
+// By size: tensors of at most kRowStreamSmallElems<In, Q> elements take
 // k_rowstream (in the kStreamWarpsQ x kStreamChunksQ shape below) for the
 // formats kRowStreamSmall names (MXFP6, MXFP4; the ring above that size, on
 // either layout). Run 12 (bench/results/h100-tail/call2, stamps.txt, bf16,
@@ -64,25 +69,34 @@ constexpr bool kRowStreamTcgen05 = false;
 // against 2683 GB/s; at 16384^2, 4 chunks: 2742 against 2699).
 template <class Q>
 constexpr bool kRowStreamSmall = Q::V == 32 && Q::BITS != 8;
-// NVFP4 in TransformerEngine's order too (its quantize pass; the torchao
-// order keeps the ring). H200 (bench/results/h200-tail8/call1/probe.txt,
-// bf16 tcgen05, amax + quantize, event time, two rounds): 8192x7168 ring
-// (automatic split 2) 95.0-95.4 us, k_rowstream 2 x 2 91.4-91.5, 4 x 2
-// 91.5-91.7, 8 x 1 93.9-94.1; 16384^2 (above 2^27: the ring, split 4)
-// 371.6 us, k_rowstream 2 x 2 394.1, 8 x 2 383.6. torchao order at
-// 8192x7168: ring 100.4-101.2, k_rowstream 2 x 2 101.3-101.5 (not taken).
-template <>
-constexpr bool kRowStreamSmall<Nvfp4Q<0>> = true;
-// The size limit: NVFP4 2^27 (above it the ring, 371.6 against 394.1 us at
-// 16384^2, above). MXFP6 / MXFP4 none since run 20: with fewer ALU
+// (NVFP4 in TE's order took k_rowstream up to 2^27 elements from run 17
+// (h200-tail8/call1: 8192x7168 ring 95.0-95.4 us, k_rowstream 2 x 2
+// 91.4-91.5) to run 22; with its blocks whole per lane in the ring
+// (row_pair16) the ring is ahead at every size above the persistent
+// kernel's 2^23: h200-run23/call1 nvprobe.txt, tcgen05, ring / k_rowstream,
+// two rounds: 4096x4096 30.75 / 32.16 us, 4096x7168 48.26 / 48.96,
+// 8192x7168 82.11 / 85.06, 16384x7168 144.80 / 156.29, 8192x16384 162.14 /
+// 176.42, 16384^2 307.52 / 338.34.)
+// The size limit: none since run 20 (MXFP6 / MXFP4): with fewer ALU
 // instructions per group (rowwise.cuh chunk_out, the floor rule, the bf16
 // e2m1 form) k_rowstream 2 x 2 beat the ring at 16384^2 too on the H200
 // (bench/results/h200-run20/call3, ratio to the copy: MXFP4 tcgen05 0.794
 // against 0.770, MXFP6 e3m2 / e2m3 0.797 / 0.795 against 0.789 / 0.788;
 // NVFP4 0.839 against 0.866). On the H100 (run 12, before that change) the
 // ring was 0.2% (MXFP4) / 1.3% (MXFP6) ahead there; not re-measured.
-template <class Q>
-constexpr int64_t kRowStreamSmallElems = Q::V == 16 ? int64_t{1} << 27 : INT64_MAX;
+// The ring quantizes MXFP4 from 16-bit inputs a whole block per lane
+// (rowwise.cuh row_quad32) and then takes it at every size (limit 0; where
+// a row's codes cannot take row_quad32, k_rowstream: launch_impl.cuh).
+// H200 (bench/results/h200-run23/call4, mxfp4probe.txt, tcgen05, ring /
+// k_rowstream, two rounds): 128x7168 back to back 4.30 / 4.92 us per
+// launch, 1024x7168 11.49 / 12.51, 2048x7168 16.58 / 18.85, 4096x4096
+// 18.10 / 19.90, 4096x7168 26.82 / 27.82, 8192x7168 44.00 / 45.95, 16384^2
+// 173.73 / 180.11 (that tree spilled 12 bytes; the final one, call 5:
+// 16384^2 162.72-162.93 / 179.94-180.16, 8192x7168 42.13-42.43 / 45.76-45.95).
+template <class In, class Q>
+constexpr bool kRowQuad32 = Q::V == 32 && Q::BITS == 4 && sizeof(In) == 2;
+template <class In, class Q>
+constexpr int64_t kRowStreamSmallElems = kRowQuad32<In, Q> ? 0 : INT64_MAX;
 // (A persistent grid that walked (row, chunk) items in a static order was
 // tried and measured slower on the H100: 0.853 of the copy against 0.939 for
 // MXFP8, its warps finishing unevenly; the dynamic CTA schedule of many
@@ -138,10 +152,14 @@ constexpr int kStreamChunks = 2;
 // Each item costs ~130 instructions besides its groups (its row's
 // addresses, the walk), and a warp's set-up is shared by its items.
 constexpr int kStreamChunksSmall = 3;
+// (NVFP4, which takes k_rowstream only where forced since run 23, keeps
+// the 2 x 3 shape it was measured in)
 template <class Q>
-constexpr int kStreamWarpsQ = kRowStreamSmall<Q> ? 2 : kStreamWarps;
+constexpr bool kStreamShapeSmall = kRowStreamSmall<Q> || Q::V == 16;
 template <class Q>
-constexpr int kStreamChunksQ = kRowStreamSmall<Q> ? kStreamChunksSmall : kStreamChunks;
+constexpr int kStreamWarpsQ = kStreamShapeSmall<Q> ? 2 : kStreamWarps;
+template <class Q>
+constexpr int kStreamChunksQ = kStreamShapeSmall<Q> ? kStreamChunksSmall : kStreamChunks;
 // k_rowstream's store policies (block_quant.cuh kSt*) for the 8-bit MX codes
 // (MXFP8, MXINT8; the formats of kStreamDenseMx) and their scale bytes,
 // as one template argument (st_pair); the other formats keep .cs codes and
