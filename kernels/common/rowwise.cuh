@@ -214,10 +214,12 @@ __device__ __forceinline__ void row_pair16(const uint4 (*words)[32], int64_t c0,
 // 166.0-166.6 / 42.7-42.9 with the copies rotated inside each 128-byte line
 // (conflict-free) and 307.8-308.1 / 73.1-73.3 with each warp's copies
 // spread over 4 lines of shared memory (conflict-free too: cp.async.cg was
-// 1.7x slower); k_rowstream 180.5 / 46.3 (call 2). Not for MXFP6 / MXFP8:
-// their 24 / 32 code bytes per lane store as 8- / 16-byte pieces 24 / 32
-// bytes apart (MXFP6 e2m3 here 199.8-202.5 us, against the ring's 192.0
-// with row_group and k_rowstream's 194.0). Taken where every row's codes
+// 1.7x slower); k_rowstream 180.5 / 46.3 (call 2). Not for MXFP6: its 24
+// code bytes per lane store as 8-byte pieces 24 bytes apart (MXFP6 e2m3
+// here 199.8-202.5 us, against the ring's 192.0 with row_group and
+// k_rowstream's 194.0); MXFP8 (the ring takes it only for software
+// conversions and tensors k_rowtile does not take) was not measured in
+// this form. Taken where every row's codes
 // start 4-byte aligned and packed (quad_fits; else k_rowstream), and then
 // the kernel has no row_group path (64 registers: with both it spilled).
 // (kRowQuad32: rowwise_knobs.cuh)
@@ -237,9 +239,9 @@ __device__ __forceinline__ void row_quad32(const uint4 (*words)[32], int64_t c0,
   uint32_t w[4];
   encode32_packed<In, Q>(r, se, w);
   // the block's 16 code bytes at (c0 + 32 lane) / 2, c0 % 1024 == 0: as
-  // aligned as the row (warp-uniform; quad_fits: at least 4 bytes)
-  // (the alignment read off cp, not o.dr: with o.dr's the kernel spilled
-  // 12 bytes, 0 so; call 4 measured that form 6% slower)
+  // aligned as the row (warp-uniform; quad_fits: at least 4 bytes). The
+  // alignment is read off cp: read off o.dr, it made the kernel spill 12
+  // bytes and run 6% slower (h200-run23, call 4 against call 5).
   uint8_t* const cp = o.dr + (c0 >> 5) * 16 + lane * 16;
   const uintptr_t a = reinterpret_cast<uintptr_t>(cp);
   if ((a & 15u) == 0) {
@@ -403,12 +405,12 @@ __device__ __forceinline__ void rowwise_body(const In* __restrict__ x, const Par
   __shared__ uint4 ring[S][kRowWarps][W][32];
   const int wp = threadIdx.x >> 5;
   auto is_full = [&](int64_t c) { return c < nch && vec && (c + 1) * CH <= p.K; };
-  // Copies the lane's words of chunk c into stage st (when that chunk exists
-  // and is full; a ragged one loads directly), then commits a group (maybe
-  // empty: one group per chunk slot, so the group count stays in step).
   // MXFP4 from 16-bit inputs (kRowQuad32): blocks whole per lane
   // (row_quad32); the launcher sends only tensors that it takes (quad_fits)
   constexpr bool QUAD = kRowQuad32<In, Q>;
+  // Copies the lane's words of chunk c into stage st (when that chunk exists
+  // and is full; a ragged one loads directly), then commits a group (maybe
+  // empty: one group per chunk slot, so the group count stays in step).
   auto issue = [&](int64_t c, int st) {
     if (is_full(c)) {
       const In* q = xr + c * CH + lane * 8;

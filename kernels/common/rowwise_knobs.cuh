@@ -152,8 +152,9 @@ constexpr int kStreamChunks = 2;
 // Each item costs ~130 instructions besides its groups (its row's
 // addresses, the walk), and a warp's set-up is shared by its items.
 constexpr int kStreamChunksSmall = 3;
-// (NVFP4, which takes k_rowstream only where forced since run 23, keeps
-// the 2 x 3 shape it was measured in)
+// (NVFP4 takes k_rowstream only where forced since run 23, in the 2 x 3
+// shape TE's order was measured in, both orders: torchao's took 8 x 2 on
+// dense scales until run 22)
 template <class Q>
 constexpr bool kStreamShapeSmall = kRowStreamSmall<Q> || Q::V == 16;
 template <class Q>
