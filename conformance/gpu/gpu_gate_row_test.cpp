@@ -1,7 +1,9 @@
 // gpu_gate_row_test.cpp - the `gpu` gate for the rowwise work of issue 9.
-// The rowwise kernels: the cp.async ring (MX; tcgen05 scales for NVFP4) and
-// k_rowstream (NVFP4 dense scales) are reached by every Recipes test through
-// the two rowwise configurations; k_rowtile (8-bit codes of large tensors,
+// The rowwise kernels: the cp.async ring (NVFP4 and, from 16-bit inputs,
+// MXFP4 on both layouts since run 23; the other MX tcgen05 tensors
+// k_rowtile does not take) and k_rowstream (MXFP8 / MXINT8 dense scales,
+// MXFP6, MXFP4 from f32 or container8) are reached by every Recipes test
+// through the two rowwise configurations; k_rowtile (8-bit codes of large tensors,
 // tcgen05 scales; 128 x 128 or 128 x 64 CTAs) only by the Tile cases here,
 // the forced kernels and GpuGateLarge. Here also
 // the dense-scale kernels on large tensors (8 warps per CTA for
@@ -104,8 +106,9 @@ struct ForceRowKernel {
 
 // Every rowwise kernel forced on both rowwise layouts, for each MX element
 // family and NVFP4, whatever the launcher's size and layout rules pick
-// (since run 12 MXFP6 / MXFP4 take k_rowstream on tensors of at most 2^27
-// elements, every other gate tensor, and the ring above): the ring,
+// (MXFP6 takes k_rowstream at every size, MXFP4 from 16-bit inputs the
+// ring): the ring (where the ring cannot take MXFP4 whole blocks per lane,
+// container8, the launcher sends it to k_rowstream),
 // k_rowstream, and k_rowtile (where it fits: 16-bit inputs, 8-bit codes,
 // packed, whole 128 x 64 tiles; elsewhere the launcher's choice). Whole
 // tiles (256 x 2048) and ragged chunks (2 x 130 x 2050), bf16 and f32.
@@ -134,9 +137,9 @@ TEST(GpuGateRow, ForcedKernelsBytesEqualReference) {
   }
 }
 
-// The ring forced for every MXFP6 / MXFP4 recipe (Recipes.RowRing reaches
-// the ring by shape only; since run 12 tensors that small of these formats
-// take k_rowstream): hardware and software conversions, bf16 / f16 / f32,
+// The ring forced for every MXFP6 / MXFP4 recipe (the launcher sends MXFP6
+// and f32 MXFP4 to k_rowstream): hardware and software conversions, bf16 /
+// f16 / f32,
 // splits 4 (each stage refilled) and 1, both rowwise layouts, a ragged last
 // chunk. Four row lengths, for the alignments of the MXFP4 code rows that
 // row_quad32 (16-bit inputs: a whole block per lane) stores: K = 9216 (16
