@@ -8,9 +8,11 @@
 // values (e2m1x2_f32ro, kernels/nvfp4/e2m1_pack_check.cpp) and the ue4m3
 // conversions, in both orders; block maxima over 2^-13 .. 1 of the global
 // amax, so the TE order also gets subnormal and zero block scales; -0, NaN
-// of both signs and both signs of every value. Rowwise (the ring kernel for
-// tcgen05 scales, k_rowstream for dense) and one colwise configuration,
-// packed and container8.
+// of both signs and both signs of every value. Rowwise (at 512 x 4096 =
+// 2^21 elements the one-pass kernel, whose quantize phase is k_rowstream's
+// row_item, for both layouts; the ring's row_pair16 is forced in
+// gpu_gate_row_test.cpp) and one colwise configuration, packed and
+// container8.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -380,8 +380,8 @@ TEST(GpuGateSanitizer, RowRing) {
 // NVFP4 rowwise: tensors of at most 2^21 elements take the one-pass kernel
 // (nvfp4/one_pass.cuh: amax and quantize in one cooperative launch), larger
 // ones the amax pass and then the quantize pass as a programmatic dependent
-// launch (k_rowstream for dense scales and, in TE's order up to 2^27
-// elements, tcgen05 too; else the ring for tcgen05). Shapes on
+// launch (the ring for both layouts since run 23; TE's order up to 2^23
+// elements the persistent kernel). Shapes on
 // both sides of the limit (2^21 exactly: the largest one-pass grid), a
 // batch, ragged chunks; both orders, both rowwise layouts and packings.
 TEST(GpuGateRow, Nvfp4OneAndTwoPassBytesEqualReference) {
