@@ -245,7 +245,7 @@ __device__ __forceinline__ void row_quad32(const uint4 (*words)[32], int64_t c0,
   uint8_t* const cp = o.dr + (c0 >> 5) * 16 + lane * 16;
   const uintptr_t a = reinterpret_cast<uintptr_t>(cp);
   if ((a & 15u) == 0) {
-    __stcs(reinterpret_cast<uint4*>(cp), make_uint4(w[0], w[1], w[2], w[3]));
+    store32<4>(cp, w);  // (block32.cuh: one 16-byte .cs store)
   } else if ((a & 7u) == 0) {
     __stcs(reinterpret_cast<uint2*>(cp), make_uint2(w[0], w[1]));
     __stcs(reinterpret_cast<uint2*>(cp) + 1, make_uint2(w[2], w[3]));
